@@ -1,0 +1,147 @@
+package io.sluice.spi.codec;
+
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.position.SnapshotPosition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A message of the copy stream (one Kafka record value on a table's copy topic).
+ *
+ * <p>A chunk is a key range {@code (lo, hi]} of one copy range ({@code lo == null} means from the start of
+ * the key space, {@code hi == null} to its end) read in one short transaction whose snapshot is
+ * {@code snapshot}. Its rows are spread over the copy topic's partitions exactly like the change topic's
+ * events (see {@link KeyPartitioner}) in {@link Type#ROWS} messages of at most the packet size; then a
+ * {@link Type#CHUNK_END} goes to <em>every</em> partition, carrying the number of rows that partition got,
+ * so the consumer of one partition knows the chunk is complete there (and can tell if a row went missing).
+ * {@link Type#RANGE_END} follows the last chunk of a copy range on every partition.
+ *
+ * @param rows rows in column order of the table plan; empty except for {@link Type#ROWS}
+ * @param partitionRowCount for CHUNK_END: rows of this chunk sent to this partition
+ */
+public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
+                          Object[] lo, Object[] hi, List<Object[]> rows, long partitionRowCount) {
+
+    private static final int MAGIC = 0x53;   // 'S'
+    private static final int VERSION = 1;
+
+    public enum Type { ROWS, CHUNK_END, RANGE_END }
+
+    public CopyMessage {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(table, "table");
+        rows = rows == null ? List.of() : rows;
+    }
+
+    public static CopyMessage rows(TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
+                                   Object[] lo, Object[] hi, List<Object[]> rows) {
+        return new CopyMessage(Type.ROWS, table, rangeId, chunkSeq, snapshot, lo, hi, rows, rows.size());
+    }
+
+    public static CopyMessage chunkEnd(TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
+                                       Object[] lo, Object[] hi, long partitionRowCount) {
+        return new CopyMessage(Type.CHUNK_END, table, rangeId, chunkSeq, snapshot, lo, hi, List.of(), partitionRowCount);
+    }
+
+    public static CopyMessage rangeEnd(TableId table, int rangeId, long lastChunkSeq) {
+        return new CopyMessage(Type.RANGE_END, table, rangeId, lastChunkSeq, null, null, null, List.of(), 0);
+    }
+
+    /** Encodes into {@code out} (which is not reset first, so a caller can measure growth against a budget). */
+    public void encode(ByteSink out, TableDef def) {
+        out.writeByte(MAGIC);
+        out.writeByte(VERSION);
+        out.writeByte(type.ordinal());
+        out.writeString(table.schema());
+        out.writeString(table.table());
+        out.writeVarLong(rangeId);
+        out.writeVarLong(chunkSeq);
+        out.writeString(snapshot == null ? "" : snapshot.encode());
+        writeBound(out, def, lo);
+        writeBound(out, def, hi);
+        out.writeVarLong(partitionRowCount);
+        if (type == Type.ROWS) {
+            out.writeVarLong(def.columnCount());
+            out.writeVarLong(rows.size());
+            for (Object[] row : rows) {
+                ValueCodec.writeRow(out, def, row);
+            }
+        }
+    }
+
+    public byte[] encode(TableDef def) {
+        ByteSink out = new ByteSink(256 + rows.size() * 64);
+        encode(out, def);
+        return out.toByteArray();
+    }
+
+    /** Reads only the table id, so a consumer can find the table plan before decoding the rest. */
+    public static TableId peekTable(byte[] bytes) {
+        ByteSource in = new ByteSource(bytes);
+        checkHeader(in);
+        in.readByte();
+        return new TableId(in.readString(), in.readString());
+    }
+
+    public static CopyMessage decode(byte[] bytes, TableDef def) {
+        ByteSource in = new ByteSource(bytes);
+        checkHeader(in);
+        int typeOrdinal = in.readByte();
+        if (typeOrdinal >= Type.values().length) {
+            throw new CodecException("unknown copy message type " + typeOrdinal);
+        }
+        Type type = Type.values()[typeOrdinal];
+        TableId table = new TableId(in.readString(), in.readString());
+        if (!table.equals(def.id())) {
+            throw new CodecException("copy message for table " + table + " decoded with the plan of " + def.id());
+        }
+        int rangeId = Math.toIntExact(in.readVarLong());
+        long chunkSeq = in.readVarLong();
+        String snap = in.readString();
+        SnapshotPosition snapshot = snap.isEmpty() ? null : SnapshotPosition.decode(snap);
+        Object[] lo = readBound(in, def);
+        Object[] hi = readBound(in, def);
+        long count = in.readVarLong();
+        List<Object[]> rows = List.of();
+        if (type == Type.ROWS) {
+            long columns = in.readVarLong();
+            if (columns != def.columnCount()) {
+                throw new CodecException("copy message for " + table + " has " + columns + " columns, the plan has "
+                        + def.columnCount() + " (was the table altered during the copy?)");
+            }
+            int n = Math.toIntExact(in.readVarLong());
+            rows = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                rows.add(ValueCodec.readRow(in, def));
+            }
+        }
+        if (in.hasRemaining()) {
+            throw new CodecException("trailing bytes after copy message for " + table);
+        }
+        return new CopyMessage(type, table, rangeId, chunkSeq, snapshot, lo, hi, rows, count);
+    }
+
+    private static void checkHeader(ByteSource in) {
+        int magic = in.readByte();
+        int version = in.readByte();
+        if (magic != MAGIC || version != VERSION) {
+            throw new CodecException("not a Sluice copy message (magic " + magic + ", version " + version + ")");
+        }
+    }
+
+    private static void writeBound(ByteSink out, TableDef def, Object[] key) {
+        if (key == null) {
+            out.writeByte(0);
+        } else {
+            out.writeByte(1);
+            ValueCodec.writeKey(out, def, key, false);
+        }
+    }
+
+    private static Object[] readBound(ByteSource in, TableDef def) {
+        return in.readByte() == 0 ? null : ValueCodec.readKey(in, def);
+    }
+}

@@ -1,0 +1,98 @@
+package io.sluice.spi.config;
+
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * One declared setting: key, type, default, unit, description, validator, and whether it is a secret.
+ * Declared once; the YAML config, the Connect connector configs, validation and the generated reference
+ * all come from these declarations, so they cannot drift apart.
+ *
+ * @param validator returns null when the value is acceptable, else the reason (e.g. "must be at least 1")
+ */
+public record Setting<T>(String key, SettingType<T> type, T defaultValue, boolean required, String unit,
+                         String description, Function<T, String> validator, boolean secret) {
+
+    public Setting {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(description, "description");
+        validator = validator == null ? v -> null : validator;
+    }
+
+    public static <T> Builder<T> builder(String key, SettingType<T> type) {
+        return new Builder<>(key, type);
+    }
+
+    /** Formats a value for logs and reports, masking secrets. */
+    public String display(Object value) {
+        if (value == null) {
+            return "(none)";
+        }
+        if (secret) {
+            return "********";
+        }
+        @SuppressWarnings("unchecked")
+        T v = (T) value;
+        return type.format(v);
+    }
+
+    public static final class Builder<T> {
+        private final String key;
+        private final SettingType<T> type;
+        private T defaultValue;
+        private boolean required;
+        private String unit = "";
+        private String description;
+        private Function<T, String> validator;
+        private boolean secret;
+
+        private Builder(String key, SettingType<T> type) {
+            this.key = key;
+            this.type = type;
+        }
+
+        public Builder<T> defaultValue(T v) {
+            this.defaultValue = v;
+            return this;
+        }
+
+        public Builder<T> required() {
+            this.required = true;
+            return this;
+        }
+
+        public Builder<T> unit(String u) {
+            this.unit = u;
+            return this;
+        }
+
+        public Builder<T> description(String d) {
+            this.description = d;
+            return this;
+        }
+
+        public Builder<T> validator(Function<T, String> v) {
+            this.validator = v;
+            return this;
+        }
+
+        public Builder<T> secret() {
+            this.secret = true;
+            return this;
+        }
+
+        public Setting<T> build() {
+            return new Setting<>(key, type, defaultValue, required, unit, description, validator, secret);
+        }
+    }
+
+    // Common validators, phrased so the message reads "<key>: <reason>".
+    public static Function<Integer, String> atLeast(int min) {
+        return v -> v < min ? "must be at least " + min : null;
+    }
+
+    public static Function<Long, String> atLeastLong(long min) {
+        return v -> v < min ? "must be at least " + min : null;
+    }
+}

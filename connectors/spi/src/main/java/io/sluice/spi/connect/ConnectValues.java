@@ -1,0 +1,186 @@
+package io.sluice.spi.connect;
+
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.ValueKind;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.UUID;
+
+/**
+ * The one conversion from Connect values (as Debezium emits them, with Sluice's loss-free settings:
+ * {@code decimal.handling.mode=precise}, {@code bigint.unsigned.handling.mode=precise}, microsecond or
+ * nanosecond time types) into canonical row-model values. The JDBC side of each dialect must produce the
+ * same canonical values for the same data; tests compare both paths.
+ */
+public final class ConnectValues {
+    private ConnectValues() {
+    }
+
+    /** The canonical kind Debezium's schema implies, for key-only contexts that have no table plan. */
+    public static ValueKind kindOf(Schema schema) {
+        String name = schema.name();
+        if (name != null) {
+            switch (name) {
+                case "org.apache.kafka.connect.data.Decimal", "io.debezium.data.VariableScaleDecimal" -> {
+                    return ValueKind.DECIMAL;
+                }
+                case "io.debezium.time.Date", "org.apache.kafka.connect.data.Date" -> {
+                    return ValueKind.DATE;
+                }
+                case "io.debezium.time.Time", "io.debezium.time.MicroTime", "io.debezium.time.NanoTime",
+                     "org.apache.kafka.connect.data.Time" -> {
+                    return ValueKind.TIME;
+                }
+                case "io.debezium.time.Timestamp", "io.debezium.time.MicroTimestamp", "io.debezium.time.NanoTimestamp",
+                     "org.apache.kafka.connect.data.Timestamp" -> {
+                    return ValueKind.TIMESTAMP;
+                }
+                case "io.debezium.time.ZonedTimestamp" -> {
+                    return ValueKind.TIMESTAMPTZ;
+                }
+                case "io.debezium.data.Uuid" -> {
+                    return ValueKind.UUID;
+                }
+                case "io.debezium.data.Json" -> {
+                    return ValueKind.JSON;
+                }
+                default -> {
+                    // fall through to the physical type (Enum, EnumSet, Xml, Year, Bits...)
+                }
+            }
+        }
+        return switch (schema.type()) {
+            case INT8, INT16, INT32, INT64 -> ValueKind.INT;
+            case FLOAT32 -> ValueKind.FLOAT32;
+            case FLOAT64 -> ValueKind.FLOAT64;
+            case BOOLEAN -> ValueKind.BOOLEAN;
+            case STRING -> ValueKind.STRING;
+            case BYTES -> ValueKind.BYTES;
+            default -> throw new IllegalArgumentException("no canonical kind for Connect schema " + schema.type()
+                    + (name == null ? "" : " (" + name + ")"));
+        };
+    }
+
+    /**
+     * Converts one field value to the canonical type of {@code column}.
+     *
+     * @param placeholder Debezium's {@code unavailable.value.placeholder}; a field equal to it becomes
+     *                    {@link io.sluice.spi.model.Unavailable#VALUE}. Null to disable.
+     */
+    public static Object toCanonical(Column column, Schema schema, Object value, String placeholder) {
+        if (value == null) {
+            return null;
+        }
+        if (placeholder != null && isPlaceholder(value, placeholder)) {
+            return io.sluice.spi.model.Unavailable.VALUE;
+        }
+        String name = schema.name();
+        ValueKind kind = column.kind();
+        try {
+            return switch (kind) {
+                case BOOLEAN -> value instanceof Boolean b ? b : ((Number) value).longValue() != 0;
+                case INT -> ((Number) value).longValue();
+                case DECIMAL -> decimal(schema, value);
+                case FLOAT32 -> value instanceof Float f ? f : ((Number) value).floatValue();
+                case FLOAT64 -> value instanceof Double d ? d : ((Number) value).doubleValue();
+                case STRING, JSON -> value.toString();
+                case BYTES -> bytes(value);
+                case UUID -> value instanceof UUID u ? u : UUID.fromString(value.toString());
+                case DATE -> date(name, value);
+                case TIME -> time(name, value);
+                case TIMESTAMP -> timestamp(name, value);
+                case TIMESTAMPTZ -> timestampTz(value);
+            };
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("column " + column.name() + ": cannot convert " + value.getClass().getSimpleName()
+                    + " (schema " + schema.type() + (name == null ? "" : "/" + name) + ") to " + kind + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean isPlaceholder(Object value, String placeholder) {
+        if (value instanceof String s) {
+            return s.equals(placeholder);
+        }
+        if (value instanceof byte[] || value instanceof ByteBuffer) {
+            byte[] b = bytes(value);
+            return b.length == placeholder.length() && new String(b, java.nio.charset.StandardCharsets.UTF_8).equals(placeholder);
+        }
+        return false;
+    }
+
+    private static BigDecimal decimal(Schema schema, Object value) {
+        if (value instanceof BigDecimal d) {
+            return d;
+        }
+        if (value instanceof Struct s && "io.debezium.data.VariableScaleDecimal".equals(schema.name())) {
+            int scale = s.getInt32("scale");
+            return new BigDecimal(new BigInteger(bytes(s.get("value"))), scale);
+        }
+        if (value instanceof Number n) {
+            return n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte
+                    ? BigDecimal.valueOf(n.longValue()) : new BigDecimal(n.toString());
+        }
+        return new BigDecimal(value.toString());
+    }
+
+    private static byte[] bytes(Object value) {
+        if (value instanceof byte[] b) {
+            return b;
+        }
+        ByteBuffer bb = ((ByteBuffer) value).duplicate();
+        byte[] out = new byte[bb.remaining()];
+        bb.get(out);
+        return out;
+    }
+
+    private static LocalDate date(String name, Object value) {
+        if (value instanceof java.util.Date d) {
+            return LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), 86_400_000L));
+        }
+        return LocalDate.ofEpochDay(((Number) value).longValue());
+    }
+
+    private static LocalTime time(String name, Object value) {
+        if (value instanceof java.util.Date d) {
+            return LocalTime.ofNanoOfDay(Math.floorMod(d.getTime(), 86_400_000L) * 1_000_000L);
+        }
+        long v = ((Number) value).longValue();
+        long nanos = switch (name == null ? "" : name) {
+            case "io.debezium.time.MicroTime" -> v * 1_000L;
+            case "io.debezium.time.NanoTime" -> v;
+            default -> v * 1_000_000L;   // io.debezium.time.Time: milliseconds
+        };
+        // MySQL TIME can exceed 24h; such values are refused by the plan, so a wrap here would be a bug.
+        return LocalTime.ofNanoOfDay(nanos);
+    }
+
+    private static LocalDateTime timestamp(String name, Object value) {
+        if (value instanceof java.util.Date d) {
+            return LocalDateTime.ofInstant(d.toInstant(), ZoneOffset.UTC);
+        }
+        long v = ((Number) value).longValue();
+        Instant i = switch (name == null ? "" : name) {
+            case "io.debezium.time.MicroTimestamp" -> Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1_000L);
+            case "io.debezium.time.NanoTimestamp" -> Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000_000L), Math.floorMod(v, 1_000_000_000L));
+            default -> Instant.ofEpochMilli(v);
+        };
+        return LocalDateTime.ofInstant(i, ZoneOffset.UTC);
+    }
+
+    private static Instant timestampTz(Object value) {
+        if (value instanceof java.util.Date d) {
+            return d.toInstant();
+        }
+        return OffsetDateTime.parse(value.toString()).toInstant();
+    }
+}

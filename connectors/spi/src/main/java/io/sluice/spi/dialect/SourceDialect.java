@@ -1,0 +1,84 @@
+package io.sluice.spi.dialect;
+
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.position.EventPosition;
+import io.sluice.spi.position.SnapshotPosition;
+import org.apache.kafka.connect.data.Struct;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What Sluice needs to know about a source database engine. One implementation per engine family
+ * (PostgreSQL; MariaDB; MySQL 8), found through {@link Dialects}. Implementations are stateless.
+ */
+public interface SourceDialect {
+
+    /** Short name used in config and logs: {@code postgres}, {@code mariadb}, {@code mysql}. */
+    String name();
+
+    /** Whether this dialect serves a JDBC URL (and, where the URL cannot tell, the server behind it). */
+    boolean accepts(String jdbcUrl);
+
+    // ---- plan -------------------------------------------------------------------------------------
+
+    /** Problems that make the server unusable as a CDC source (wal_level, binlog_format, privileges...), as messages naming the setting to fix. */
+    List<String> checkPrerequisites(Connection connection) throws SQLException;
+
+    /**
+     * Describes a table and chooses its copy key: the primary key, else a unique key whose columns are all
+     * NOT NULL. Throws {@link PlanException} naming the table (no usable key) or the column (nullable
+     * unique key, float key, unsupported type) when it cannot be copied.
+     */
+    TableDef describe(Connection connection, TableId table) throws SQLException;
+
+    /** A row-count estimate from statistics (for progress and range splitting), never a full count. */
+    long estimateRows(Connection connection, TableDef table) throws SQLException;
+
+    /**
+     * Up to {@code ranges - 1} key values that split the table into ranges of roughly equal size, in key
+     * order, for copying one table with several workers. May return fewer (small tables).
+     */
+    List<Object[]> splitPoints(Connection connection, TableDef table, int ranges) throws SQLException;
+
+    /** Exact ordering of key values as the source orders them (collations included). */
+    KeyOrder keyOrder(TableDef table, ConnectionFactory source);
+
+    // ---- chunks -----------------------------------------------------------------------------------
+
+    /**
+     * Starts one chunk's short transaction on {@code connection} (auto-commit off) and returns the log
+     * position of its snapshot, taken so that the chunk's SELECT sees exactly the transactions
+     * {@link SnapshotPosition#sees} says it sees.
+     */
+    SnapshotPosition beginChunk(Connection connection) throws SQLException;
+
+    /** Ends the chunk's transaction (read-only: a rollback is fine). */
+    void endChunk(Connection connection) throws SQLException;
+
+    /**
+     * The keyset query of a chunk: rows with key {@code > lo} (if {@code hasLo}) and {@code <= hi} (if
+     * {@code hasHi}), in key order, at most {@code limit} rows; all columns of the plan in plan order.
+     * Bounds are bind parameters ({@link #bindKey}), lo first.
+     */
+    String chunkQuery(TableDef table, boolean hasLo, boolean hasHi, int limit);
+
+    /** Binds key values starting at parameter {@code firstIndex}; returns the next free index. */
+    int bindKey(PreparedStatement statement, int firstIndex, TableDef table, Object[] key) throws SQLException;
+
+    /** The one JDBC-to-row-model conversion: all plan columns of the current row, canonical types. */
+    Object[] readRow(ResultSet resultSet, TableDef table) throws SQLException;
+
+    // ---- stream -----------------------------------------------------------------------------------
+
+    /** The Debezium connector configuration that streams these tables with loss-free value handling. */
+    Map<String, String> debeziumConfig(StreamSpec spec);
+
+    /** The position of a Debezium change event, from its {@code source} block. */
+    EventPosition eventPosition(Struct source);
+}

@@ -1,0 +1,25 @@
+package io.sluice.spi.dialect;
+
+import io.sluice.spi.model.TableId;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What the Debezium source connector of a pipeline must stream.
+ *
+ * @param name           pipeline name; used for the topic prefix, slot, publication and server id derivation
+ * @param jdbcUrl        the source database
+ * @param user           user name
+ * @param password       password (a secret: never logged)
+ * @param tables         tables to stream
+ * @param heartbeat      heartbeat interval, so an idle table does not hold back WAL/binlog purging
+ */
+public record StreamSpec(String name, String jdbcUrl, String user, String password, List<TableId> tables,
+                         Duration heartbeat) {
+
+    /** The change topic of a table: {@code <name>.<schema>.<table>}, Debezium's default naming. */
+    public String changeTopic(TableId table) {
+        return name + "." + table.schema() + "." + table.table();
+    }
+}

@@ -1,0 +1,51 @@
+package io.sluice.spi.dialect;
+
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * What the applier needs to write into a target engine. One implementation per engine family, found
+ * through {@link Dialects}. Implementations are stateless; writers they open are not thread-safe.
+ */
+public interface TargetDialect {
+
+    String name();
+
+    boolean accepts(String jdbcUrl);
+
+    /** Problems with the target (privileges, version), as messages naming what to fix. */
+    List<String> checkPrerequisites(Connection connection) throws SQLException;
+
+    /** Whether the target table exists. */
+    boolean tableExists(Connection connection, TableId target) throws SQLException;
+
+    /**
+     * DDL creating the target table for a source plan (column types mapped from the source's native
+     * types), with its primary key on the plan's key columns. Throws {@link PlanException} naming
+     * table.column for a type it cannot map.
+     */
+    List<String> createTableDdl(TableDef source, TableId target);
+
+    /**
+     * Opens the fastest correct bulk path for rows whose keys are known to be absent from the target
+     * (PostgreSQL: binary COPY; MySQL/MariaDB: multi-row INSERT). Rows go in on {@code connection}'s
+     * current transaction; the caller commits.
+     */
+    BulkWriter openBulkWriter(Connection connection, TableDef table, TableId target, int rowsPerStatement) throws SQLException;
+
+    /**
+     * Writes full rows, replacing any existing row with the same key. Columns holding
+     * {@link io.sluice.spi.model.Unavailable#VALUE} keep the target's current value.
+     */
+    void upsert(Connection connection, TableDef table, TableId target, List<Object[]> rows, int rowsPerStatement) throws SQLException;
+
+    /** Deletes rows by key (absent keys are not an error). */
+    void delete(Connection connection, TableDef table, TableId target, List<Object[]> keys, int rowsPerStatement) throws SQLException;
+
+    /** Quotes an identifier so that any name, however hostile, is only ever a name. */
+    String quote(String identifier);
+}
