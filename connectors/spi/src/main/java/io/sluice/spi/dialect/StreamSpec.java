@@ -14,12 +14,13 @@ import java.util.List;
  * @param password       password (a secret: never logged)
  * @param tables         tables to stream
  * @param heartbeat      heartbeat interval, so an idle table does not hold back WAL/binlog purging
+ * @param partitions     partitions of every change topic (equal to the copy topics': they are paired)
  */
 public record StreamSpec(String name, String jdbcUrl, String user, String password, List<TableId> tables,
-                         Duration heartbeat) {
+                         Duration heartbeat, int partitions) {
 
     /** The change topic of a table: {@code <name>.<schema>.<table>}, Debezium's default naming. */
     public String changeTopic(TableId table) {
-        return name + "." + table.schema() + "." + table.table();
+        return io.sluice.spi.topic.Topics.changeTopic(name, table);
     }
 }
