@@ -11,6 +11,7 @@ CREATE TABLE accounts (
   staked_balance bigint,
   PRIMARY KEY (block, address)
 );
+SET SESSION cte_max_recursion_depth = 200000;
 INSERT INTO accounts (block, address, dc_balance, dc_nonce, security_balance, security_nonce, balance, nonce, staked_balance)
 WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 100000)
 SELECT n DIV 100, CONCAT(MD5(n), SUBSTR(MD5(n * 7), 1, 8)), n % 1000, n % 10, n % 777, n % 3, n * 13, n % 97, n % 5 FROM g;
