@@ -1,0 +1,171 @@
+package io.sluice.verify;
+
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.model.ValueKind;
+import io.sluice.testkit.MariaDbServer;
+import io.sluice.testkit.TestServers;
+import io.sluice.verify.TableResult.Method;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.sluice.verify.Sample.config;
+import static io.sluice.verify.Sample.exec;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** MariaDB to MariaDB, two databases on one server: server-side chunk hashes (MD5 of QUOTEd columns). */
+class MariaDbVerifyTest {
+    private static MariaDbServer maria;
+    private static String srcDb;
+    private static String dstDb;
+    private static VerifySide source;
+    private static VerifySide target;
+    private static final AtomicInteger TABLES = new AtomicInteger();
+
+    @BeforeAll
+    static void servers() throws Exception {
+        maria = TestServers.mariadb();
+        srcDb = maria.createDatabase("verify_maria_src");
+        dstDb = maria.createDatabase("verify_maria_dst");
+        source = VerifySide.of(maria.jdbcUrl(srcDb), () -> maria.connect(srcDb));
+        target = VerifySide.of(maria.jdbcUrl(dstDb), () -> maria.connect(dstDb));
+    }
+
+    private static String name() {
+        return "t" + TABLES.incrementAndGet() + "-wide";
+    }
+
+    /** The sample table on both sides, the target filled in reverse key order and then updated back and forth. */
+    private static TablePair sampleTables(int n) throws Exception {
+        String name = name();
+        List<Object[]> rows = Sample.rows(n, false);
+        try (Connection s = maria.connect(srcDb); Connection t = maria.connect(dstDb)) {
+            exec(s, "CREATE TABLE `" + name + "` " + Sample.MARIADB_COLUMNS);
+            exec(t, "CREATE TABLE `" + name + "` " + Sample.MARIADB_COLUMNS);
+            Sample.insert(s, "`" + name + "`", 10, rows);
+            Sample.insert(t, "`" + name + "`", 10, Sample.reversed(rows));
+            exec(t, "UPDATE `" + name + "` SET name = CONCAT(name, '~') WHERE id % 3 = 0",
+                    "UPDATE `" + name + "` SET name = LEFT(name, CHAR_LENGTH(name) - 1) WHERE id % 3 = 0");
+        }
+        return new TablePair(Sample.mariaDbDef(new TableId(srcDb, name)), Sample.mariaDbDef(new TableId(dstDb, name)));
+    }
+
+    private static String table(TablePair p) {
+        return "`" + p.target().id().table() + "`";
+    }
+
+    @Test
+    void equalTablesInDifferentInsertOrderPass() throws Exception {
+        TablePair pair = sampleTables(3000);
+        VerifyResult result = new ChecksumChecker(source, target, config("chunk-rows", "700")).verify(List.of(pair));
+
+        assertThat(result.equal()).as(result.report()).isTrue();
+        TableResult t = result.tables().get(0);
+        assertThat(t.method()).isEqualTo(Method.HASH);
+        assertThat(t.rowsChecked()).isEqualTo(3000);
+        assertThat(t.chunks()).isEqualTo(5);
+    }
+
+    @Test
+    void corruptedMissingAndExtraRowsAreNamed() throws Exception {
+        TablePair pair = sampleTables(3000);
+        String table = table(pair);
+        try (Connection s = maria.connect(srcDb); Connection t = maria.connect(dstDb)) {
+            exec(t, "UPDATE " + table + " SET amount = amount + 0.0001 WHERE id = 1234",
+                    "UPDATE " + table + " SET payload = x'00' WHERE id = 77",
+                    "DELETE FROM " + table + " WHERE id = 2000",
+                    "INSERT INTO " + table + " SELECT id + 5000, amount, name, `no\"te``s`, at, day, payload, doc, flag, score FROM "
+                            + table + " WHERE id = 1");
+            exec(s, "DELETE FROM " + table + " WHERE id = 1500");
+        }
+        VerifyResult result = new ChecksumChecker(source, target, config("chunk-rows", "500", "deadline", "0s")).verify(List.of(pair));
+
+        TableResult t = result.tables().get(0);
+        assertThat(result.equal()).isFalse();
+        assertThat(t.differences()).extracting(Difference::toString).containsExactly(
+                "values differ at (77): payload",
+                "values differ at (1234): amount",
+                "extra in target: (1500)",
+                "missing in target: (2000)",
+                "extra in target: (5001)");
+    }
+
+    @Test
+    void nullEmptyTextAndColumnBoundariesAreDifferences() throws Exception {
+        String name = "bounds" + TABLES.incrementAndGet();
+        String ddl = "CREATE TABLE " + name + " (id INT PRIMARY KEY, a VARCHAR(10), b VARCHAR(10))";
+        try (Connection s = maria.connect(srcDb); Connection t = maria.connect(dstDb)) {
+            exec(s, ddl, "INSERT INTO " + name + " VALUES (1, NULL, 'x'), (2, 'a,b', 'c'), (3, '', NULL), (4, 'NULL', NULL), (5, 'q''', 'same')");
+            exec(t, ddl, "INSERT INTO " + name + " VALUES (1, '', 'x'), (2, 'a', 'b,c'), (3, NULL, ''), (4, NULL, 'NULL'), (5, 'q''', 'same')");
+        }
+        VerifyResult result = new ChecksumChecker(source, target, config("deadline", "0s"))
+                .verify(List.of(new TablePair(def(srcDb, name), def(dstDb, name))));
+
+        TableResult t = result.tables().get(0);
+        assertThat(t.method()).isEqualTo(Method.HASH);
+        assertThat(t.differences()).extracting(Difference::toString).containsExactly(
+                "values differ at (1): a", "values differ at (2): a, b", "values differ at (3): a, b", "values differ at (4): a, b");
+    }
+
+    private static TableDef def(String db, String name) {
+        return new TableDef(new TableId(db, name), List.of(Sample.col("id", ValueKind.INT, "int", false, 0, 0),
+                Sample.col("a", ValueKind.STRING, "varchar", true, 10, 0), Sample.col("b", ValueKind.STRING, "varchar", true, 10, 0)),
+                List.of("id"));
+    }
+
+    @Test
+    void compositeTextKeyUnderTheDatabaseDefaultCollation() throws Exception {
+        String name = "regions" + TABLES.incrementAndGet();
+        String ddl = "CREATE TABLE " + name + " (region VARCHAR(20), id BIGINT, val VARCHAR(40), PRIMARY KEY (region, id))";
+        StringBuilder values = new StringBuilder();
+        String[] regions = {"alpha", "Beta", "_under", "Zulu", "ñandu", "10", "9", "a b", "Ä", ""};
+        for (String r : regions) {
+            for (int g = 1; g <= 120; g++) {
+                values.append(values.length() == 0 ? "" : ", ").append("('").append(r).append("', ").append(g).append(", '").append(r).append(g).append("')");
+            }
+        }
+        try (Connection s = maria.connect(srcDb); Connection t = maria.connect(dstDb)) {
+            exec(s, ddl, "INSERT INTO " + name + " VALUES " + values);
+            exec(t, ddl, "INSERT INTO " + name + " VALUES " + values, "UPDATE " + name + " SET val = 'changed' WHERE region = 'ñandu' AND id = 60");
+        }
+        TableDef def = new TableDef(new TableId(srcDb, name), List.of(Sample.col("region", ValueKind.STRING, "varchar", false, 20, 0),
+                Sample.col("id", ValueKind.INT, "bigint", false, 0, 0), Sample.col("val", ValueKind.STRING, "varchar", true, 40, 0)),
+                List.of("region", "id"));
+        TableDef dst = new TableDef(new TableId(dstDb, name), def.columns(), List.of("region", "id"));
+        VerifyResult result = new ChecksumChecker(source, target, config("chunk-rows", "100", "deadline", "0s"))
+                .verify(List.of(new TablePair(def, dst)));
+
+        TableResult t = result.tables().get(0);
+        assertThat(t.rowsChecked()).isEqualTo(regions.length * 120);
+        assertThat(t.chunks()).isEqualTo(13);
+        assertThat(t.differences()).extracting(Difference::toString).containsExactly("values differ at ('ñandu', 60): val");
+    }
+
+    @Test
+    void differenceFixedByAConcurrentWriterConverges() throws Exception {
+        TablePair pair = sampleTables(2000);
+        try (Connection t = maria.connect(dstDb)) {
+            exec(t, "DELETE FROM " + table(pair) + " WHERE id = 777");
+        }
+        CompletableFuture<Void> fixer = CompletableFuture.runAsync(() -> {
+            try (Connection t = maria.connect(dstDb)) {
+                Thread.sleep(1000);
+                List<Object[]> row = List.<Object[]>of(Sample.rows(777, false).get(776));
+                Sample.insert(t, table(pair), 10, row);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        VerifyResult result = new ChecksumChecker(source, target, config("deadline", "20s", "recheck-interval", "200ms"))
+                .verify(List.of(pair));
+        fixer.join();
+
+        assertThat(result.equal()).as(result.report()).isTrue();
+        assertThat(result.tables().get(0).rechecks()).isGreaterThanOrEqualTo(2);
+    }
+}
