@@ -89,7 +89,8 @@ public final class ConnectValues {
         try {
             return switch (kind) {
                 case BOOLEAN -> value instanceof Boolean b ? b : ((Number) value).longValue() != 0;
-                case INT -> ((Number) value).longValue();
+                // MariaDB declares BOOLEAN as TINYINT(1): Debezium may emit a boolean for what the copier reads as 0/1.
+                case INT -> value instanceof Boolean b ? (b ? 1L : 0L) : ((Number) value).longValue();
                 case DECIMAL -> decimal(schema, value);
                 case FLOAT32 -> value instanceof Float f ? f : ((Number) value).floatValue();
                 case FLOAT64 -> value instanceof Double d ? d : ((Number) value).doubleValue();

@@ -1,0 +1,35 @@
+package io.sluice.applier;
+
+import io.sluice.spi.config.Settings;
+
+import java.time.Duration;
+
+/** The typed knobs of the core (see {@link ApplierSettings} for meanings and defaults). */
+public record ApplierOptions(String pipeline, int partitions, String stateSchema, long packetSize, int rowsPerWrite,
+                             int rowsPerTransaction, Duration commitInterval) {
+
+    public static ApplierOptions from(Settings.Values v) {
+        return new ApplierOptions(v.get(ApplierSettings.PIPELINE), v.get(ApplierSettings.PARTITIONS),
+                v.get(ApplierSettings.STATE_SCHEMA), v.get(ApplierSettings.PACKET_SIZE), v.get(ApplierSettings.ROWS_PER_WRITE),
+                v.get(ApplierSettings.ROWS_PER_TRANSACTION), v.get(ApplierSettings.COMMIT_INTERVAL));
+    }
+
+    /** The declared defaults, for tests and embedding. */
+    public static ApplierOptions defaults(String pipeline, int partitions) {
+        return new ApplierOptions(pipeline, partitions, ApplierSettings.STATE_SCHEMA.defaultValue(),
+                ApplierSettings.PACKET_SIZE.defaultValue(), ApplierSettings.ROWS_PER_WRITE.defaultValue(),
+                ApplierSettings.ROWS_PER_TRANSACTION.defaultValue(), ApplierSettings.COMMIT_INTERVAL.defaultValue());
+    }
+
+    public ApplierOptions withSizes(long packetSize, int rowsPerWrite, int rowsPerTransaction) {
+        return new ApplierOptions(pipeline, partitions, stateSchema, packetSize, rowsPerWrite, rowsPerTransaction, commitInterval);
+    }
+
+    public ApplierOptions withStateSchema(String schema) {
+        return new ApplierOptions(pipeline, partitions, schema, packetSize, rowsPerWrite, rowsPerTransaction, commitInterval);
+    }
+
+    public ApplierOptions withCommitInterval(Duration interval) {
+        return new ApplierOptions(pipeline, partitions, stateSchema, packetSize, rowsPerWrite, rowsPerTransaction, interval);
+    }
+}

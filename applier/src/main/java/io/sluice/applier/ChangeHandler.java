@@ -1,0 +1,217 @@
+package io.sluice.applier;
+
+import io.sluice.spi.dialect.MissingRowsException;
+import io.sluice.spi.dialect.TargetDialect;
+import io.sluice.spi.model.RowChange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Merge step 2: each change event is placed in the completed chunk containing its key and then
+ * <b>held</b> (no such chunk yet: the partition is paused and rewound to the event), <b>skipped</b> (the
+ * chunk's snapshot already sees it) or <b>applied</b>. Applied events are reduced per key in a
+ * {@link ChangeBatch} of at most packet-size bytes, written with rows-per-write rows per statement (deletes
+ * first, so a primary-key update's halves never collide on a unique index), and committed every
+ * rows-per-transaction rows or commit interval, with the change offset of every partition they came from.
+ */
+final class ChangeHandler {
+    private static final Logger log = LoggerFactory.getLogger(ChangeHandler.class);
+
+    private final TargetDialect dialect;
+    private final ConnectionPool pool;
+    private final StateStore state;
+    private final ApplierMetrics metrics;
+    private final FlowControl flow;
+    private final ChangeDecoder decoder;
+    private final ApplierOptions options;
+    private final ChangeBatch batch = new ChangeBatch();
+    /** Partitions whose pending offset moved since the last commit. */
+    private final Set<PartitionState> touched = new LinkedHashSet<>();
+    private Connection connection;
+    private long txnRows;
+    private long txnStartedNanos;
+    private long lastSourceTs;
+
+    ChangeHandler(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow,
+                  ChangeDecoder decoder, ApplierOptions options) {
+        this.dialect = dialect;
+        this.pool = pool;
+        this.state = state;
+        this.metrics = metrics;
+        this.flow = flow;
+        this.decoder = decoder;
+        this.options = options;
+    }
+
+    /** Handles one partition's change records of a poll, in offset order. */
+    void handle(PartitionState ps, List<InboundRecord> records) throws SQLException {
+        if (ps.held()) {
+            return;   // fetched before the pause took effect; the rewind delivers them again
+        }
+        List<InboundRecord> recs = new ArrayList<>(records.size());
+        List<ChangeDecoder.Decoded> decoded = new ArrayList<>(records.size());
+        List<Object[]> keys = new ArrayList<>(records.size());
+        for (InboundRecord r : records) {
+            if (r.offset() < ps.pendingChangeOffset) {
+                continue;   // already processed (a redelivery racing a rewind)
+            }
+            ChangeDecoder.Decoded d;
+            try {
+                d = decoder.decode(ps.plan, r);
+            } catch (PoisonMessageException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new PoisonMessageException(r, "undecodable change event for " + ps.plan.id() + ": " + e.getMessage(), e);
+            }
+            recs.add(r);
+            decoded.add(d);
+            if (d != null) {
+                keys.add(d.change().key());
+            }
+        }
+        Chunk[] chunks = ps.chunks.locate(keys);
+        int k = 0;
+        for (int i = 0; i < recs.size(); i++) {
+            InboundRecord r = recs.get(i);
+            ChangeDecoder.Decoded d = decoded.get(i);
+            if (d != null) {
+                Chunk chunk = chunks[k++];
+                RowChange change = d.change();
+                if (chunk == null) {
+                    hold(ps, r, change.key());
+                    break;
+                }
+                if (chunk.snapshot().sees(change.position())) {
+                    metrics.skipped.increment();
+                } else {
+                    batch.add(ps.plan, change);
+                    metrics.applied.increment();
+                    lastSourceTs = Math.max(lastSourceTs, d.sourceTimestampMs());
+                }
+            }
+            ps.pendingChangeOffset = r.offset() + 1;
+            touched.add(ps);
+            if (batch.bytes() >= options.packetSize()) {
+                write();
+            }
+        }
+    }
+
+    private void hold(PartitionState ps, InboundRecord r, Object[] key) {
+        log.debug("{}: key beyond the copy frontier at {}, holding the change partition", ps, r.coordinates());
+        ps.heldKey = key;
+        ps.heldOffset = r.offset();
+        metrics.held.increment();
+        metrics.heldPartitions.incrementAndGet();
+        flow.pauseAt(ps.changeTopic, r.offset());
+    }
+
+    /** Writes (and, when due, commits) after a poll has been handled. */
+    void afterPoll() throws SQLException {
+        if (batch.bytes() >= options.packetSize()) {
+            write();
+        }
+        boolean due = txnRows + batch.keys() >= options.rowsPerTransaction()
+                || (!touched.isEmpty() && System.nanoTime() - txnStartedNanos >= options.commitInterval().toNanos());
+        if (due) {
+            commit();
+        }
+    }
+
+    /** Writes the reduced batch into the open change transaction. */
+    void write() throws SQLException {
+        if (batch.isEmpty()) {
+            return;
+        }
+        Connection c = connection();
+        int rows = 0;
+        for (ChangeBatch.TableWrites w : batch.drain()) {
+            if (!w.deletes().isEmpty()) {
+                long started = System.nanoTime();
+                dialect.delete(c, w.plan().def(), w.plan().target(), w.deletes(), options.rowsPerWrite());
+                ApplierMetrics.time(metrics.deleteTimer, started);
+            }
+            if (!w.upserts().isEmpty()) {
+                long started = System.nanoTime();
+                try {
+                    dialect.upsert(c, w.plan().def(), w.plan().target(), w.upserts(), options.rowsPerWrite());
+                } catch (MissingRowsException e) {
+                    resolveFromSource(c, w.plan(), e);
+                }
+                ApplierMetrics.time(metrics.upsertTimer, started);
+            }
+            rows += w.deletes().size() + w.upserts().size();
+        }
+        txnRows += rows;
+        metrics.changeRows.increment(rows);
+        metrics.batchRows.record(rows);
+    }
+
+    /** Upserts with unchanged TOAST values the target lacks: written as the source's current rows (see {@link SourceRows}). */
+    private void resolveFromSource(Connection c, TablePlan plan, MissingRowsException e) throws SQLException {
+        if (plan.sourceRows() == null) {
+            throw new SQLException(e.getMessage() + " and the applier has no source connection to read them from", e);
+        }
+        List<Object[]> keys = new ArrayList<>();
+        for (Object[] row : e.rows()) {
+            keys.add(plan.def().keyOf(row));
+        }
+        List<Object[]> current = plan.sourceRows().read(plan.def(), keys);
+        log.debug("{}: {} rows with unchanged TOAST values absent from the target, {} read from the source", plan, keys.size(), current.size());
+        if (!current.isEmpty()) {
+            dialect.upsert(c, plan.def(), plan.target(), current, options.rowsPerWrite());
+        }
+    }
+
+    /** Writes what is buffered and commits it with the change offsets of every partition it came from. */
+    void commit() throws SQLException {
+        write();
+        if (touched.isEmpty()) {
+            return;
+        }
+        Connection c = connection();
+        long started = System.nanoTime();
+        List<PartitionState> parts = new ArrayList<>(touched);
+        // A fixed lock order, so two appliers racing over the same partitions cannot deadlock.
+        parts.sort((a, b) -> a.changeTopic.compareTo(b.changeTopic));
+        for (PartitionState ps : parts) {
+            state.fence(c, ps.plan.def(), ps.partition, ps.generation);
+            state.saveChangeOffset(c, ps.plan.def(), ps.partition, ps.pendingChangeOffset);
+        }
+        c.commit();
+        ApplierMetrics.time(metrics.commitTimer, started);
+        for (PartitionState ps : parts) {
+            ps.changeOffset = ps.pendingChangeOffset;
+        }
+        touched.clear();
+        txnRows = 0;
+        txnStartedNanos = System.nanoTime();
+        metrics.lag(lastSourceTs);
+    }
+
+    private Connection connection() throws SQLException {
+        if (connection == null) {
+            connection = pool.take();
+            txnStartedNanos = System.nanoTime();
+        }
+        return connection;
+    }
+
+    /** Drops everything uncommitted (the applier failed). */
+    void abandon() {
+        batch.drain();
+        touched.clear();
+        txnRows = 0;
+        if (connection != null) {
+            pool.discard(connection);
+            connection = null;
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.sluice.applier;
+
+import io.sluice.spi.dialect.ConnectionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.Collections;
+
+/**
+ * Target connections for chunk transactions (one per open chunk) and the change transaction, reused after
+ * commit so a copy of thousands of chunks does not open thousands of connections. Single-threaded.
+ */
+final class ConnectionPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionPool.class);
+
+    private final ConnectionFactory factory;
+    private final Deque<Connection> idle = new ArrayDeque<>();
+    private final Set<Connection> all = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    ConnectionPool(ConnectionFactory factory) {
+        this.factory = factory;
+    }
+
+    Connection take() throws SQLException {
+        Connection c = idle.poll();
+        if (c != null) {
+            return c;
+        }
+        c = factory.open();
+        c.setAutoCommit(false);
+        all.add(c);
+        return c;
+    }
+
+    /** Returns a connection with no open transaction. */
+    void give(Connection c) {
+        idle.push(c);
+    }
+
+    /** Rolls back and closes a connection whose transaction must not survive. */
+    void discard(Connection c) {
+        all.remove(c);
+        idle.remove(c);
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            log.debug("rollback on discard failed", e);
+        }
+        try {
+            c.close();
+        } catch (SQLException e) {
+            log.debug("close on discard failed", e);
+        }
+    }
+
+    /** Closes every connection; open transactions roll back (the server does it when the session ends). */
+    @Override
+    public void close() {
+        for (Connection c : all.toArray(new Connection[0])) {
+            discard(c);
+        }
+        all.clear();
+        idle.clear();
+    }
+}

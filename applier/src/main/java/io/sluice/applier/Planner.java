@@ -1,0 +1,101 @@
+package io.sluice.applier;
+
+import io.sluice.spi.config.Settings;
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.dialect.TargetDialect;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.topic.Topics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds the applier's table plans from its settings: describes each table on the source (the same plan the
+ * copier uses), maps it to its target table, and creates missing target tables from the source plan.
+ */
+public final class Planner {
+    private static final Logger log = LoggerFactory.getLogger(Planner.class);
+
+    private Planner() {
+    }
+
+    public static ConnectionFactory source(Settings.Values v) {
+        String url = v.get(ApplierSettings.SOURCE_URL);
+        String user = v.get(ApplierSettings.SOURCE_USER);
+        String password = v.get(ApplierSettings.SOURCE_PASSWORD);
+        return () -> DriverManager.getConnection(url, user, password);
+    }
+
+    public static ConnectionFactory target(Settings.Values v) {
+        String url = v.get(ApplierSettings.TARGET_URL);
+        String user = v.get(ApplierSettings.TARGET_USER);
+        String password = v.get(ApplierSettings.TARGET_PASSWORD);
+        return () -> DriverManager.getConnection(url, user, password);
+    }
+
+    public static TargetDialect targetDialect(Settings.Values v) {
+        return Dialects.target(v.get(ApplierSettings.TARGET_URL));
+    }
+
+    /** Target table of a source table: same names, or the configured target schema. */
+    public static TableId targetOf(Settings.Values v, TableId source) {
+        String schema = v.get(ApplierSettings.TARGET_SCHEMA);
+        return schema.isEmpty() ? source : new TableId(schema, source.table());
+    }
+
+    /**
+     * @param createMissing create absent target tables (the connector does it once; tasks only check)
+     */
+    public static List<TablePlan> plan(Settings.Values v, boolean createMissing) throws SQLException {
+        SourceDialect sd = Dialects.source(v.get(ApplierSettings.SOURCE_URL));
+        TargetDialect td = targetDialect(v);
+        ConnectionFactory source = source(v);
+        String pipeline = v.get(ApplierSettings.PIPELINE);
+        List<TablePlan> plans = new ArrayList<>();
+        try (Connection s = source.open(); Connection t = target(v).open()) {
+            for (String name : v.get(ApplierSettings.TABLES)) {
+                TableId id = TableId.parse(name);
+                TableDef def = sd.describe(s, id);
+                TableId target = targetOf(v, id);
+                ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES));
+                plans.add(new TablePlan(def, target, Topics.changeTopic(pipeline, id), Topics.copyTopic(pipeline, id),
+                        sd.keyOrder(def, source), sd).withSourceReads(source, v.get(ApplierSettings.SOURCE_URL)));
+            }
+        }
+        return plans;
+    }
+
+    /** Creates the target table from the source plan when it is absent (and creation is allowed). */
+    public static void ensureTable(Connection t, TargetDialect td, TableDef def, TableId target, boolean create) throws SQLException {
+        if (td.tableExists(t, target)) {
+            return;
+        }
+        if (!create) {
+            throw new ApplierException("target table " + target + " for " + def.id() + " does not exist (create.tables is off, "
+                    + "or the connector has not created it yet)");
+        }
+        boolean auto = t.getAutoCommit();
+        t.setAutoCommit(true);
+        try (Statement st = t.createStatement()) {
+            for (String ddl : td.createTableDdl(def, target)) {
+                log.info("creating target table: {}", ddl);
+                st.execute(ddl);
+            }
+        } catch (SQLException e) {
+            if (!td.tableExists(t, target)) {   // another task may have created it at the same moment
+                throw e;
+            }
+        } finally {
+            t.setAutoCommit(auto);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package io.sluice.applier.connect;
+
+import io.sluice.applier.ApplierSettings;
+import io.sluice.applier.Planner;
+import io.sluice.spi.config.ConfigException;
+import io.sluice.spi.config.Settings;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.topic.Topics;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkConnector;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The applier as a Kafka Connect sink: consumes each table's change topic and copy topic and hands them to
+ * the core ({@link io.sluice.applier.Applier}); this class only checks the configuration and creates missing
+ * target tables once, before any task runs.
+ *
+ * <p>Consumer settings it needs (see {@link #connectorConfig}, which builds a complete config):
+ * <ul>
+ *   <li>{@code key.converter}/{@code value.converter} = ByteArrayConverter: copy topics are Sluice's binary
+ *       encoding, change topics are decoded by the task (JsonConverter with schemas);</li>
+ *   <li>{@code consumer.override.isolation.level=read_committed}: a copier chunk is a Kafka transaction; an
+ *       aborted chunk must never be seen;</li>
+ *   <li>{@code consumer.override.partition.assignment.strategy=RangeAssignor}: with equal partition counts it
+ *       gives partition p of every topic to the same task, which the merge needs (checked on open).</li>
+ * </ul>
+ */
+public class ApplierSinkConnector extends SinkConnector {
+    static final String RANGE_ASSIGNOR = "org.apache.kafka.clients.consumer.RangeAssignor";
+    /** Part of every Connect worker (connect-runtime), named rather than linked so the plugin does not bundle it. */
+    static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
+
+    private Map<String, String> props;
+
+    @Override
+    public String version() {
+        return "0.1.0";
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        List<String> problems = connectProblems(props);
+        if (!problems.isEmpty()) {
+            throw new ConnectException("applier connector misconfigured:\n  - " + String.join("\n  - ", problems));
+        }
+        this.props = Map.copyOf(props);
+        Settings.Values v = settings(props);
+        try {
+            Planner.plan(v, true);   // describes every table on the source and creates missing target tables
+        } catch (Exception e) {
+            throw new ConnectException("applier cannot plan its tables: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Class<? extends Task> taskClass() {
+        return ApplierSinkTask.class;
+    }
+
+    @Override
+    public List<Map<String, String>> taskConfigs(int maxTasks) {
+        List<Map<String, String>> out = new ArrayList<>();
+        for (int i = 0; i < maxTasks; i++) {
+            out.add(props);
+        }
+        return out;
+    }
+
+    @Override
+    public void stop() {
+    }
+
+    @Override
+    public ConfigDef config() {
+        return ApplierSettings.SETTINGS.toConfigDef();
+    }
+
+    @Override
+    public Config validate(Map<String, String> connectorConfigs) {
+        Config config = super.validate(connectorConfigs);
+        List<String> problems = connectProblems(connectorConfigs);
+        if (!problems.isEmpty()) {
+            ConfigValue v = new ConfigValue("consumer.override.isolation.level");
+            problems.forEach(v::addErrorMessage);
+            List<ConfigValue> values = new ArrayList<>(config.configValues());
+            values.add(v);
+            return new Config(values);
+        }
+        return config;
+    }
+
+    /** The Applier's own settings out of a Connect config (which also holds Connect's keys). */
+    static Settings.Values settings(Map<String, String> props) {
+        Map<String, String> own = new LinkedHashMap<>();
+        for (var s : ApplierSettings.SETTINGS.all()) {
+            if (props.containsKey(s.key())) {
+                own.put(s.key(), props.get(s.key()));
+            }
+        }
+        return ApplierSettings.SETTINGS.parse(own, "");
+    }
+
+    /** What the consumer side must be for the merge to be correct, each problem naming the key to set. */
+    static List<String> connectProblems(Map<String, String> props) {
+        List<String> problems = new ArrayList<>();
+        if (!"read_committed".equals(props.get("consumer.override.isolation.level"))) {
+            problems.add("consumer.override.isolation.level must be read_committed (copy chunks are Kafka transactions)");
+        }
+        String strategy = props.get("consumer.override.partition.assignment.strategy");
+        if (strategy == null || !strategy.trim().equals(RANGE_ASSIGNOR)) {
+            problems.add("consumer.override.partition.assignment.strategy must be " + RANGE_ASSIGNOR
+                    + " (partition p of a change topic and of its copy topic must go to the same task)");
+        }
+        for (String conv : List.of("key.converter", "value.converter")) {
+            if (!BYTE_ARRAY_CONVERTER.equals(props.get(conv))) {
+                problems.add(conv + " must be " + BYTE_ARRAY_CONVERTER + " (the task decodes both topics itself)");
+            }
+        }
+        try {
+            Settings.Values v = settings(props);
+            List<String> expected = new ArrayList<>();
+            for (String t : v.get(ApplierSettings.TABLES)) {
+                TableId id = TableId.parse(t);
+                expected.add(Topics.changeTopic(v.get(ApplierSettings.PIPELINE), id));
+                expected.add(Topics.copyTopic(v.get(ApplierSettings.PIPELINE), id));
+            }
+            List<String> topics = props.get("topics") == null ? List.of()
+                    : List.of(props.get("topics").split("\\s*,\\s*"));
+            if (!topics.containsAll(expected) || !expected.containsAll(topics)) {
+                problems.add("topics must be exactly the change and copy topics of the tables: " + String.join(",", expected));
+            }
+        } catch (ConfigException | IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
+        return problems;
+    }
+
+    /**
+     * A complete connector config from the applier's settings: topics, converters, consumer overrides, and the
+     * fetch sizes that make packet.size the bytes pulled per batch.
+     */
+    public static Map<String, String> connectorConfig(Map<String, String> applierSettings, int tasksMax) {
+        Settings.Values v = ApplierSettings.SETTINGS.parse(applierSettings, "");
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("connector.class", ApplierSinkConnector.class.getName());
+        c.put("tasks.max", String.valueOf(tasksMax));
+        List<String> topics = new ArrayList<>();
+        for (String t : v.get(ApplierSettings.TABLES)) {
+            TableId id = TableId.parse(t);
+            topics.add(Topics.changeTopic(v.get(ApplierSettings.PIPELINE), id));
+            topics.add(Topics.copyTopic(v.get(ApplierSettings.PIPELINE), id));
+        }
+        c.put("topics", String.join(",", topics));
+        c.put("key.converter", BYTE_ARRAY_CONVERTER);
+        c.put("value.converter", BYTE_ARRAY_CONVERTER);
+        c.put("errors.tolerance", "none");
+        c.put("consumer.override.isolation.level", "read_committed");
+        c.put("consumer.override.partition.assignment.strategy", RANGE_ASSIGNOR);
+        c.put("consumer.override.auto.offset.reset", "earliest");
+        long packet = v.get(ApplierSettings.PACKET_SIZE);
+        c.put("consumer.override.fetch.max.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
+        c.put("consumer.override.max.partition.fetch.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
+        c.put("consumer.override.max.poll.records", String.valueOf(Math.max(500, Math.min(20_000, packet / 256))));
+        c.putAll(v.toProperties());
+        return c;
+    }
+}

@@ -1,0 +1,209 @@
+package io.sluice.applier;
+
+import io.sluice.applier.connect.ApplierSinkConnector;
+import io.sluice.mysql.MariaDbStream;
+import io.sluice.postgres.PostgresStream;
+import io.sluice.runtime.EmbeddedConnect;
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.topic.Topics;
+import io.sluice.testkit.DatabaseServer;
+import io.sluice.testkit.TestServers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One end-to-end run: source → real Debezium connector (embedded Connect worker) → Kafka → applier sink
+ * connector ({@code tasks.max=2}) → target, with a copy ({@link TestCopier}) running concurrently with the
+ * random {@link Workload}; the applier is crashed (its target sessions killed mid-transaction, the connector
+ * recreated) during the copy and during streaming. Ends when the target equals the source row for row.
+ */
+final class EndToEnd {
+    private static final Logger log = LoggerFactory.getLogger(EndToEnd.class);
+    static final int PARTITIONS = 2;
+
+    private final Workload.Engine sourceEngine;
+    private final Workload.Engine targetEngine;
+    private final String name;
+
+    EndToEnd(String name, Workload.Engine source, Workload.Engine target) {
+        this.name = name;
+        this.sourceEngine = source;
+        this.targetEngine = target;
+    }
+
+    private static DatabaseServer server(Workload.Engine e) {
+        return e == Workload.Engine.POSTGRES ? TestServers.postgres() : TestServers.mariadb();
+    }
+
+    void run(int initialRows, long workloadMillis) throws Exception {
+        DatabaseServer src = server(sourceEngine);
+        DatabaseServer tgt = server(targetEngine);
+        String srcDb = src.createDatabase(name + "_src");
+        String tgtDb = tgt.createDatabase(name + "_tgt");
+        String schema = sourceEngine == Workload.Engine.POSTGRES ? "public" : srcDb;
+        TableId table = new TableId(schema, "accounts");
+        String srcUrl = src.jdbcUrl(srcDb);
+        ConnectionFactory source = () -> DriverManager.getConnection(srcUrl, src.user(), src.password());
+        try (Connection c = source.open()) {
+            Workload.sql(c, Workload.ddl(sourceEngine, schema + ".accounts"));
+        }
+        Workload workload = new Workload(sourceEngine, source, schema + ".accounts", initialRows);
+        workload.load();
+
+        String pipeline = TestServers.uniqueName(name);
+        String changeTopic = Topics.changeTopic(pipeline, table);
+        String copyTopic = Topics.copyTopic(pipeline, table);
+        TestServers.kafka().createTopic(changeTopic, PARTITIONS);
+        TestServers.kafka().createTopic(copyTopic, PARTITIONS);
+        EmbeddedConnect connect = TestServers.connect();
+
+        StreamSpec spec = new StreamSpec(pipeline, srcUrl, src.user(), src.password(), List.of(table), Duration.ofSeconds(1), PARTITIONS);
+        Map<String, String> dbz = sourceEngine == Workload.Engine.POSTGRES ? PostgresStream.debeziumConfig(spec)
+                : MariaDbStream.debeziumConfig(spec, TestServers.kafka().bootstrapServers());
+        String dbzName = pipeline + "-debezium";
+        connect.putConnector(dbzName, dbz);
+        connect.awaitRunning(dbzName, Duration.ofSeconds(60));
+        awaitStreaming(source, pipeline, table, changeTopic);
+
+        String targetSchema = targetEngine == Workload.Engine.POSTGRES ? "public" : tgtDb;
+        Map<String, String> applier = new LinkedHashMap<>();
+        applier.put("pipeline", pipeline);
+        applier.put("tables", table.toString());
+        applier.put("source.url", srcUrl);
+        applier.put("source.user", src.user());
+        applier.put("source.password", src.password());
+        applier.put("target.url", tgt.jdbcUrl(tgtDb));
+        applier.put("target.user", tgt.user());
+        applier.put("target.password", tgt.password());
+        applier.put("target.schema", targetSchema);
+        applier.put("partitions", String.valueOf(PARTITIONS));
+        applier.put("packet.size", "256KiB");
+        applier.put("rows.per.write", "200");
+        applier.put("rows.per.transaction", "2000");
+        applier.put("commit.interval", "200ms");
+        Map<String, String> sinkConfig = ApplierSinkConnector.connectorConfig(applier, 2);
+        String sinkName = pipeline + "-applier";
+        connect.putConnector(sinkName, sinkConfig);
+        connect.awaitRunning(sinkName, Duration.ofSeconds(60));
+
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread[] writers = workload.start(2, stop, workloadMillis);
+        SourceDialect dialect = Dialects.source(srcUrl);
+        TableDef def;
+        try (Connection c = source.open()) {
+            def = dialect.describe(c, table);
+        }
+        TestCopier copier = new TestCopier(dialect, source, def, copyTopic, PARTITIONS, TestServers.kafka().bootstrapServers(),
+                Math.max(50, initialRows / 40), 40);
+        Thread copy = new Thread(() -> {
+            try {
+                copier.copy(2);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "copy");
+        copy.start();
+        // Crash the applier twice while the copy runs, once more while only the stream flows.
+        for (int i = 0; i < 2; i++) {
+            Thread.sleep(workloadMillis / 4);
+            crash(connect, sinkName, sinkConfig, tgt, tgtDb);
+        }
+        copy.join();
+        for (Thread w : writers) {
+            w.join();
+        }
+        log.info("{}: workload done ({} transactions, {} rolled back), copy done", name, workload.transactions.get(), workload.failed.get());
+        crash(connect, sinkName, sinkConfig, tgt, tgtDb);
+
+        TableId targetTable = new TableId(targetSchema, "accounts");
+        Map<Long, Map<String, String>> expected = TableDump.read(srcUrl, src.user(), src.password(), table);
+        long deadline = System.currentTimeMillis() + 90_000;
+        List<String> diff;
+        while (true) {
+            Map<Long, Map<String, String>> actual = TableDump.read(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password(), targetTable);
+            diff = TableDump.diff(expected, actual);
+            if (diff.isEmpty() || System.currentTimeMillis() > deadline) {
+                break;
+            }
+            connect.connectorStatus(sinkName).flatMap(s -> s.failure()).ifPresent(f -> {
+                throw new AssertionError("applier failed: " + f);
+            });
+            Thread.sleep(1000);
+        }
+        log.info("{}: {} source rows, differences: {}", name, expected.size(), diff);
+        connect.deleteConnector(sinkName);
+        connect.deleteConnector(dbzName);
+        assertThat(workload.transactions.get()).isGreaterThan(100);
+        assertThat(diff).isEmpty();
+    }
+
+    /**
+     * Waits until the Debezium connector streams: a probe update reaches the change topic. A RUNNING task may
+     * still be reading the schema, and an update before it reads the binlog position is (rightly) not
+     * streamed, so the probe repeats.
+     */
+    private void awaitStreaming(ConnectionFactory source, String pipeline, TableId table, String topic) throws Exception {
+        long deadline = System.currentTimeMillis() + 90_000;
+        for (int i = 0; ; i++) {
+            try (Connection c = source.open(); Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE " + table.schema() + ".accounts SET tag = 'probe" + i + "' WHERE id = 1");
+            }
+            try {
+                TestServers.consume(topic, 1, Duration.ofSeconds(5));
+                return;
+            } catch (AssertionError e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * A hard crash of the applier: its target sessions are killed in the middle of whatever they do (open chunk
+     * transactions, change batches), the tasks fail on the next statement; the connector is then recreated and
+     * its new tasks resume from the state table.
+     */
+    private void crash(EmbeddedConnect connect, String sinkName, Map<String, String> config, DatabaseServer tgt, String tgtDb) throws Exception {
+        try (Connection c = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password()); Statement s = c.createStatement()) {
+            if (targetEngine == Workload.Engine.POSTGRES) {
+                s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + tgtDb + "' AND pid <> pg_backend_pid()");
+            } else {
+                try (PreparedStatement ps = c.prepareStatement("SELECT id FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()")) {
+                    ps.setString(1, tgtDb);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            try (Statement k = c.createStatement()) {
+                                k.execute("KILL " + rs.getLong(1));
+                            } catch (Exception ignored) {
+                                // already gone
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        connect.deleteConnector(sinkName);
+        connect.putConnector(sinkName, config);
+        connect.awaitRunning(sinkName, Duration.ofSeconds(60));
+        log.info("{}: applier crashed and restarted", name);
+    }
+}

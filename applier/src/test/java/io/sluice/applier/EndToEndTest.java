@@ -1,0 +1,25 @@
+package io.sluice.applier;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The issue's end-to-end acceptance: a concurrent random workload during the whole copy, the applier crashed
+ * during the copy and during streaming, {@code tasks.max=2}; the target ends equal to the source row for row.
+ */
+class EndToEndTest {
+
+    @Test
+    void postgresToPostgres() throws Exception {
+        new EndToEnd("e2e_pg_pg", Workload.Engine.POSTGRES, Workload.Engine.POSTGRES).run(2500, 9_000);
+    }
+
+    @Test
+    void mariaDbToPostgres() throws Exception {
+        new EndToEnd("e2e_maria_pg", Workload.Engine.MARIADB, Workload.Engine.POSTGRES).run(2500, 9_000);
+    }
+
+    @Test
+    void mariaDbToMariaDb() throws Exception {
+        new EndToEnd("e2e_maria_maria", Workload.Engine.MARIADB, Workload.Engine.MARIADB).run(2000, 8_000);
+    }
+}

@@ -1,0 +1,108 @@
+package io.sluice.mysql;
+
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.ValueKind;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.UUID;
+
+/**
+ * MariaDB/MySQL types as the copier reads them. The kinds follow what Debezium's MariaDB connector emits (with
+ * {@code decimal.handling.mode=precise} and {@code bigint.unsigned.handling.mode=precise}) through
+ * {@code ConnectValues.kindOf}: every integer type is INT except {@code BIGINT UNSIGNED} (DECIMAL);
+ * {@code TINYINT(1)} is an integer (Debezium: INT16), never a boolean; {@code BIT(1)} is BOOLEAN;
+ * {@code DATETIME} is a timestamp without zone and {@code TIMESTAMP} an instant (read with the session time
+ * zone at UTC); {@code UUID} (MariaDB 10.7+) is a UUID.
+ */
+final class MariaDbTypes {
+    private MariaDbTypes() {
+    }
+
+    /**
+     * @param dataType   {@code information_schema.COLUMNS.DATA_TYPE}
+     * @param columnType {@code COLUMN_TYPE} (carries {@code unsigned} and {@code bit(1)})
+     * @return the kind, or null when Sluice cannot carry the type
+     */
+    static ValueKind kindOf(String dataType, String columnType) {
+        boolean unsigned = columnType.toLowerCase().contains("unsigned");
+        return switch (dataType.toLowerCase()) {
+            case "tinyint", "smallint", "mediumint", "int", "integer", "year" -> ValueKind.INT;
+            case "bigint" -> unsigned ? ValueKind.DECIMAL : ValueKind.INT;
+            case "decimal", "numeric" -> ValueKind.DECIMAL;
+            case "float" -> ValueKind.FLOAT32;
+            case "double", "real" -> ValueKind.FLOAT64;
+            case "bit" -> columnType.equalsIgnoreCase("bit(1)") ? ValueKind.BOOLEAN : null;
+            case "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set" -> ValueKind.STRING;
+            case "json" -> ValueKind.JSON;
+            case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob" -> ValueKind.BYTES;
+            case "date" -> ValueKind.DATE;
+            case "datetime" -> ValueKind.TIMESTAMP;
+            case "timestamp" -> ValueKind.TIMESTAMPTZ;
+            case "time" -> ValueKind.TIME;
+            case "uuid" -> ValueKind.UUID;
+            default -> null;
+        };
+    }
+
+    static Object read(ResultSet rs, int index, Column column) throws SQLException {
+        return switch (column.kind()) {
+            case INT -> {
+                long l = rs.getLong(index);
+                yield rs.wasNull() ? null : l;
+            }
+            case DECIMAL -> rs.getBigDecimal(index);
+            case FLOAT32 -> {
+                float f = rs.getFloat(index);
+                yield rs.wasNull() ? null : f;
+            }
+            case FLOAT64 -> {
+                double d = rs.getDouble(index);
+                yield rs.wasNull() ? null : d;
+            }
+            case BOOLEAN -> {
+                boolean b = rs.getBoolean(index);
+                yield rs.wasNull() ? null : b;
+            }
+            case STRING, JSON -> rs.getString(index);
+            case BYTES -> rs.getBytes(index);
+            case UUID -> {
+                String s = rs.getString(index);
+                yield s == null ? null : UUID.fromString(s);
+            }
+            case DATE -> rs.getObject(index, LocalDate.class);
+            case TIME -> rs.getObject(index, LocalTime.class);
+            case TIMESTAMP -> rs.getObject(index, LocalDateTime.class);
+            case TIMESTAMPTZ -> {
+                // The chunk's session runs with time_zone = '+00:00', so the wall time read is UTC.
+                LocalDateTime t = rs.getObject(index, LocalDateTime.class);
+                yield t == null ? null : t.toInstant(ZoneOffset.UTC);
+            }
+        };
+    }
+
+    static void bind(PreparedStatement ps, int index, Column column, Object value) throws SQLException {
+        switch (column.kind()) {
+            case INT -> ps.setLong(index, (Long) value);
+            case DECIMAL -> ps.setBigDecimal(index, (java.math.BigDecimal) value);
+            case BOOLEAN -> ps.setBoolean(index, (Boolean) value);
+            case STRING, JSON -> ps.setString(index, (String) value);
+            case BYTES -> ps.setBytes(index, (byte[]) value);
+            case UUID -> ps.setString(index, value.toString());
+            case TIMESTAMPTZ -> ps.setObject(index, LocalDateTime.ofInstant((Instant) value, ZoneOffset.UTC));
+            case FLOAT32 -> ps.setFloat(index, (Float) value);
+            case FLOAT64 -> ps.setDouble(index, (Double) value);
+            default -> ps.setObject(index, value);   // LocalDate, LocalTime, LocalDateTime
+        }
+    }
+
+    static String quote(String identifier) {
+        return '`' + identifier.replace("`", "``") + '`';
+    }
+}

@@ -1,0 +1,243 @@
+package io.sluice.postgres;
+
+import io.sluice.spi.codec.ByteSink;
+import io.sluice.spi.dialect.BulkWriter;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.Unavailable;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * {@code COPY … FROM STDIN (FORMAT binary)} of canonical rows: the fastest load path measured here (3–5× an
+ * upsert), correct because the applier only bulk-loads key ranges known to be absent. Values are encoded
+ * straight from the row model into PostgreSQL's binary wire format for the target column's type (no text
+ * round trip, no per-value parsing on the server) and streamed in ~256 KiB pieces.
+ */
+final class PgBinaryCopyWriter implements BulkWriter {
+    private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    private static final int FLUSH_BYTES = 256 * 1024;
+    private static final LocalDate PG_EPOCH_DATE = LocalDate.of(2000, 1, 1);
+    private static final long PG_EPOCH_SECONDS = PG_EPOCH_DATE.atStartOfDay().toEpochSecond(ZoneOffset.UTC);
+
+    private final Connection connection;
+    private final TableDef plan;
+    private final PgTargetTable target;
+    private final String sql;
+    private final ByteSink buf = new ByteSink(FLUSH_BYTES + 64 * 1024);
+    private CopyIn copy;
+
+    PgBinaryCopyWriter(Connection connection, TableDef plan, PgTargetTable target) {
+        this.connection = connection;
+        this.plan = plan;
+        this.target = target;
+        List<String> cols = new ArrayList<>();
+        for (int i = 0; i < plan.columnCount(); i++) {
+            cols.add(PostgresTypes.quote(plan.column(i).name()));
+        }
+        this.sql = "COPY " + target.qualified() + " (" + String.join(", ", cols) + ") FROM STDIN (FORMAT binary)";
+    }
+
+    @Override
+    public void write(Object[] row) throws SQLException {
+        if (copy == null) {
+            copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
+            buf.reset();
+            buf.writeBytes(HEADER, 0, HEADER.length);
+        }
+        short n = (short) row.length;
+        buf.writeByte(n >>> 8);
+        buf.writeByte(n);
+        for (int i = 0; i < row.length; i++) {
+            writeValue(i, row[i]);
+        }
+        if (buf.size() >= FLUSH_BYTES) {
+            copy.writeToCopy(buf.array(), 0, buf.size());
+            buf.reset();
+        }
+    }
+
+    @Override
+    public long flush() throws SQLException {
+        if (copy == null) {
+            return 0;
+        }
+        buf.writeByte(0xFF);
+        buf.writeByte(0xFF);
+        copy.writeToCopy(buf.array(), 0, buf.size());
+        buf.reset();
+        long rows = copy.endCopy();
+        copy = null;
+        return rows;
+    }
+
+    @Override
+    public void close() throws SQLException {
+        if (copy != null && copy.isActive()) {
+            copy.cancelCopy();
+        }
+        copy = null;
+    }
+
+    private void writeValue(int i, Object v) {
+        if (v == null) {
+            buf.writeInt(-1);
+            return;
+        }
+        if (v == Unavailable.VALUE) {
+            throw new IllegalArgumentException("copy row for " + plan.id() + " holds an unavailable value in column " + plan.column(i).name());
+        }
+        String type = target.types()[i];
+        try {
+            switch (type) {
+                case "bool" -> fixed(1).writeByte(bool(v) ? 1 : 0);
+                case "int2" -> {
+                    long x = integral(v);
+                    check(x >= Short.MIN_VALUE && x <= Short.MAX_VALUE, v);
+                    fixed(2).writeByte((int) (x >>> 8));
+                    buf.writeByte((int) x);
+                }
+                case "int4", "oid" -> {
+                    long x = integral(v);
+                    check(type.equals("oid") ? x >= 0 && x <= 0xFFFF_FFFFL : x >= Integer.MIN_VALUE && x <= Integer.MAX_VALUE, v);
+                    fixed(4).writeInt((int) x);
+                }
+                case "int8" -> fixed(8).writeLong(integral(v));
+                case "float4" -> fixed(4).writeInt(Float.floatToIntBits(((Number) v).floatValue()));
+                case "float8" -> fixed(8).writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
+                case "numeric" -> numeric(v instanceof BigDecimal d ? d : new BigDecimal(v.toString()));
+                case "bytea" -> variable((byte[]) v);
+                case "uuid" -> {
+                    UUID u = v instanceof UUID x ? x : UUID.fromString(v.toString());
+                    fixed(16).writeLong(u.getMostSignificantBits());
+                    buf.writeLong(u.getLeastSignificantBits());
+                }
+                case "jsonb" -> {
+                    byte[] b = text(v);
+                    buf.writeInt(b.length + 1);
+                    buf.writeByte(1);
+                    buf.writeBytes(b, 0, b.length);
+                }
+                case "date" -> fixed(4).writeInt(Math.toIntExact(((LocalDate) v).toEpochDay() - PG_EPOCH_DATE.toEpochDay()));
+                case "time" -> fixed(8).writeLong(((LocalTime) v).toNanoOfDay() / 1000);
+                case "timestamp" -> fixed(8).writeLong(micros(((LocalDateTime) v).toEpochSecond(ZoneOffset.UTC), ((LocalDateTime) v).getNano()));
+                case "timestamptz" -> {
+                    Instant t = v instanceof Instant x ? x : ((LocalDateTime) v).toInstant(ZoneOffset.UTC);
+                    fixed(8).writeLong(micros(t.getEpochSecond(), t.getNano()));
+                }
+                // text_recv-compatible types: the binary form is the UTF-8 text
+                case "text", "varchar", "bpchar", "name", "citext", "json", "xml", "enum" -> variable(text(v));
+                default -> throw new IllegalArgumentException("target type " + target.formatted()[i] + " has no binary COPY encoding in Sluice");
+            }
+        } catch (ClassCastException | ArithmeticException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("column " + target.id() + "." + plan.column(i).name() + " (" + target.formatted()[i]
+                    + "): cannot write " + v.getClass().getSimpleName() + " " + abbreviate(v) + ": " + e.getMessage(), e);
+        }
+    }
+
+    private ByteSink fixed(int len) {
+        buf.writeInt(len);
+        return buf;
+    }
+
+    private void variable(byte[] b) {
+        buf.writeInt(b.length);
+        buf.writeBytes(b, 0, b.length);
+    }
+
+    private static byte[] text(Object v) {
+        return (v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean bool(Object v) {
+        return v instanceof Boolean b ? b : ((Number) v).longValue() != 0;
+    }
+
+    private static long integral(Object v) {
+        if (v instanceof Long l) {
+            return l;
+        }
+        if (v instanceof Boolean b) {
+            return b ? 1 : 0;
+        }
+        if (v instanceof BigDecimal d) {
+            return d.longValueExact();
+        }
+        return ((Number) v).longValue();
+    }
+
+    private static void check(boolean ok, Object v) {
+        if (!ok) {
+            throw new ArithmeticException("value " + v + " out of range");
+        }
+    }
+
+    private static long micros(long epochSecond, int nano) {
+        return Math.addExact(Math.multiplyExact(epochSecond - PG_EPOCH_SECONDS, 1_000_000L), nano / 1000);
+    }
+
+    /** PostgreSQL's numeric wire format: base-10000 digits, weight of the first, sign, display scale. */
+    private void numeric(BigDecimal v) {
+        int dscale = Math.max(v.scale(), 0);
+        BigDecimal abs = v.abs();
+        if (abs.scale() < 0) {
+            abs = abs.setScale(0);
+        }
+        String digits = abs.unscaledValue().toString();
+        int scale = abs.scale();
+        String intPart = digits.length() > scale ? digits.substring(0, digits.length() - scale) : "0";
+        String fracPart = digits.length() > scale ? digits.substring(digits.length() - scale)
+                : "0".repeat(scale - digits.length()) + digits;
+        intPart = "0".repeat((4 - intPart.length() % 4) % 4) + intPart;
+        fracPart = fracPart + "0".repeat((4 - fracPart.length() % 4) % 4);
+        List<Integer> groups = new ArrayList<>();
+        for (int i = 0; i < intPart.length(); i += 4) {
+            groups.add(Integer.parseInt(intPart.substring(i, i + 4)));
+        }
+        int weight = groups.size() - 1;
+        for (int i = 0; i < fracPart.length(); i += 4) {
+            groups.add(Integer.parseInt(fracPart.substring(i, i + 4)));
+        }
+        while (!groups.isEmpty() && groups.get(0) == 0) {
+            groups.remove(0);
+            weight--;
+        }
+        while (!groups.isEmpty() && groups.get(groups.size() - 1) == 0) {
+            groups.remove(groups.size() - 1);
+        }
+        if (groups.isEmpty()) {
+            weight = 0;
+        }
+        buf.writeInt(8 + 2 * groups.size());
+        short2(groups.size());
+        short2(weight);
+        short2(v.signum() < 0 ? 0x4000 : 0);
+        short2(dscale);
+        for (int g : groups) {
+            short2(g);
+        }
+    }
+
+    private void short2(int v) {
+        buf.writeByte(v >>> 8);
+        buf.writeByte(v);
+    }
+
+    private static String abbreviate(Object v) {
+        String s = v instanceof byte[] b ? b.length + " bytes" : String.valueOf(v);
+        return s.length() > 60 ? s.substring(0, 60) + "…" : s;
+    }
+
+}

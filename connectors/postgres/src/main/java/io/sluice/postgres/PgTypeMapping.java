@@ -1,0 +1,75 @@
+package io.sluice.postgres;
+
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableId;
+
+/**
+ * Source column → PostgreSQL column type, for target tables Sluice creates. Driven by the canonical kind
+ * (what the value is) and refined by the source's native type name, which is either PostgreSQL's
+ * {@code format_type} ("character varying", "timestamp without time zone") or MariaDB/MySQL's
+ * ({@code varchar(20)}, {@code bigint(20) unsigned}, {@code enum('a','b')}). Every mapping is loss-free for
+ * the values the source can hold:
+ * <ul>
+ *   <li>integers widen where unsigned needs it (int unsigned → bigint; bigint unsigned is DECIMAL → numeric(20,0));</li>
+ *   <li>float/double → real/double precision (NaN and ±Infinity included);</li>
+ *   <li>MariaDB char(n) → varchar(n): MariaDB strips CHAR's trailing spaces, PostgreSQL's character(n) would pad them back;</li>
+ *   <li>enum/set and other text-like types → text (the source already validated them);</li>
+ *   <li>binary/varbinary/blob/bit(n&gt;1) → bytea; uuid → uuid; MariaDB json → json (text kept verbatim), PostgreSQL jsonb stays jsonb;</li>
+ *   <li>datetime(n) → timestamp(n), MariaDB timestamp(n)/PostgreSQL timestamptz → timestamptz(n), time(n) → time(n).</li>
+ * </ul>
+ */
+final class PgTypeMapping {
+    private PgTypeMapping() {
+    }
+
+    static String targetType(TableId table, Column c) {
+        String n = PostgresTargetDialect.lower(c.nativeType());
+        int frac = Math.min(Math.max(c.scale(), 0), 6);
+        return switch (c.kind()) {
+            case BOOLEAN -> "boolean";
+            case INT -> integer(n);
+            case DECIMAL -> c.precision() > 0 ? "numeric(" + c.precision() + ", " + Math.max(c.scale(), 0) + ")"
+                    : n.startsWith("bigint") ? "numeric(20, 0)" : "numeric";
+            case FLOAT32 -> "real";
+            case FLOAT64 -> "double precision";
+            case STRING -> string(n, c.precision());
+            case BYTES -> "bytea";
+            case UUID -> "uuid";
+            case JSON -> n.equals("jsonb") ? "jsonb" : "json";
+            case DATE -> "date";
+            case TIME -> "time(" + frac + ")";
+            case TIMESTAMP -> "timestamp(" + frac + ")";
+            case TIMESTAMPTZ -> "timestamptz(" + frac + ")";
+        };
+    }
+
+    private static String integer(String n) {
+        boolean unsigned = n.contains("unsigned");
+        if (n.startsWith("tinyint") || n.startsWith("year")) {
+            return "smallint";
+        }
+        if (n.startsWith("smallint") || n.equals("int2")) {
+            return unsigned ? "integer" : "smallint";
+        }
+        if (n.startsWith("mediumint")) {
+            return "integer";
+        }
+        if (n.startsWith("int") && !n.startsWith("int8") || n.equals("integer")) {
+            return unsigned ? "bigint" : "integer";
+        }
+        return "bigint";   // bigint, int8, bit(n), oid
+    }
+
+    private static String string(String n, int length) {
+        if (n.startsWith("character varying") || n.startsWith("varchar")) {
+            return length > 0 ? "varchar(" + length + ")" : "text";
+        }
+        if (n.equals("character") || n.startsWith("character(") || n.equals("bpchar")) {
+            return length > 0 ? "character(" + length + ")" : "text";
+        }
+        if (n.startsWith("char")) {
+            return length > 0 ? "varchar(" + length + ")" : "text";
+        }
+        return "text";   // citext, enums, inet, xml…: the value as text (the target may lack the extension or type)
+    }
+}

@@ -1,0 +1,218 @@
+package io.sluice.postgres;
+
+import io.sluice.spi.dialect.MissingRowsException;
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.Unavailable;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Change writes into PostgreSQL: multi-row {@code INSERT … ON CONFLICT (key) DO UPDATE} for full rows, a
+ * per-row {@code UPDATE} of only the carried columns for rows with unchanged TOAST values, and multi-row
+ * deletes by key. Every parameter is cast to the target column's type, so a canonical value (a JSON string,
+ * a UUID) lands in whatever type the column has.
+ */
+final class PgWrites {
+    /** PostgreSQL's wire protocol caps a statement at 65535 bind parameters. */
+    private static final int MAX_PARAMS = 65_535;
+
+    private PgWrites() {
+    }
+
+    static void upsert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement) throws SQLException {
+        List<Object[]> full = new ArrayList<>(rows.size());
+        Map<String, List<Object[]>> partial = new LinkedHashMap<>();
+        for (Object[] row : rows) {
+            String mask = unavailableMask(row);
+            if (mask == null) {
+                full.add(row);
+            } else {
+                partial.computeIfAbsent(mask, m -> new ArrayList<>()).add(row);
+            }
+        }
+        int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.columnCount()));
+        for (int from = 0; from < full.size(); from += per) {
+            List<Object[]> part = full.subList(from, Math.min(full.size(), from + per));
+            try (PreparedStatement ps = c.prepareStatement(upsertSql(plan, t, part.size()))) {
+                int p = 1;
+                for (Object[] row : part) {
+                    for (int i = 0; i < row.length; i++) {
+                        bind(ps, p++, plan.column(i), row[i]);
+                    }
+                }
+                ps.executeUpdate();
+            }
+        }
+        List<Object[]> missing = new ArrayList<>();
+        for (List<Object[]> group : partial.values()) {
+            missing.addAll(updateAvailable(c, plan, t, group));
+        }
+        if (!missing.isEmpty()) {
+            throw new MissingRowsException(missing.size() + " rows of " + t.id() + " with unchanged TOAST values have no row in the target", missing);
+        }
+    }
+
+    private static String unavailableMask(Object[] row) {
+        StringBuilder sb = null;
+        for (int i = 0; i < row.length; i++) {
+            if (row[i] == Unavailable.VALUE) {
+                if (sb == null) {
+                    sb = new StringBuilder();
+                }
+                sb.append(i).append(',');
+            }
+        }
+        return sb == null ? null : sb.toString();
+    }
+
+    private static String upsertSql(TableDef plan, PgTargetTable t, int rows) {
+        StringBuilder sb = new StringBuilder("INSERT INTO ").append(t.qualified()).append(" (");
+        for (int i = 0; i < plan.columnCount(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name()));
+        }
+        sb.append(") VALUES ");
+        String tuple = tuple(t, plan.columnCount());
+        for (int r = 0; r < rows; r++) {
+            sb.append(r == 0 ? "" : ", ").append(tuple);
+        }
+        sb.append(" ON CONFLICT (");
+        for (int k = 0; k < plan.keySize(); k++) {
+            sb.append(k == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(plan.keyIndex(k)).name()));
+        }
+        sb.append(")");
+        List<String> sets = new ArrayList<>();
+        for (int i = 0; i < plan.columnCount(); i++) {
+            if (!plan.isKeyColumn(i)) {
+                String q = PostgresTypes.quote(plan.column(i).name());
+                sets.add(q + " = EXCLUDED." + q);
+            }
+        }
+        sb.append(sets.isEmpty() ? " DO NOTHING" : " DO UPDATE SET " + String.join(", ", sets));
+        return sb.toString();
+    }
+
+    private static String tuple(PgTargetTable t, int columns) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < columns; i++) {
+            sb.append(i == 0 ? "" : ", ").append("CAST(? AS ").append(t.formatted()[i]).append(")");
+        }
+        return sb.append(")").toString();
+    }
+
+    /**
+     * Rows with unchanged TOAST columns: update only what the event carried, keeping the target's value of
+     * the rest. Returns the rows that found no row to update (the caller must resolve them; nothing is invented).
+     */
+    private static List<Object[]> updateAvailable(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows) throws SQLException {
+        Object[] first = rows.get(0);
+        List<Integer> set = new ArrayList<>();
+        for (int i = 0; i < first.length; i++) {
+            if (first[i] != Unavailable.VALUE && !plan.isKeyColumn(i)) {
+                set.add(i);
+            }
+        }
+        StringBuilder sb = new StringBuilder("UPDATE ").append(t.qualified()).append(" SET ");
+        if (set.isEmpty()) {
+            int k0 = plan.keyIndex(0);
+            String q = PostgresTypes.quote(plan.column(k0).name());
+            sb.append(q).append(" = ").append(q);
+        }
+        for (int j = 0; j < set.size(); j++) {
+            int i = set.get(j);
+            sb.append(j == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name())).append(" = CAST(? AS ")
+                    .append(t.formatted()[i]).append(")");
+        }
+        sb.append(" WHERE ");
+        for (int k = 0; k < plan.keySize(); k++) {
+            int i = plan.keyIndex(k);
+            sb.append(k == 0 ? "" : " AND ").append(PostgresTypes.quote(plan.column(i).name())).append(" = CAST(? AS ")
+                    .append(t.formatted()[i]).append(")");
+        }
+        try (PreparedStatement ps = c.prepareStatement(sb.toString())) {
+            for (Object[] row : rows) {
+                int p = 1;
+                for (int i : set) {
+                    bind(ps, p++, plan.column(i), row[i]);
+                }
+                for (int k = 0; k < plan.keySize(); k++) {
+                    bind(ps, p++, plan.column(plan.keyIndex(k)), row[plan.keyIndex(k)]);
+                }
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            List<Object[]> missing = new ArrayList<>();
+            for (int r = 0; r < counts.length; r++) {
+                if (counts[r] == 0) {
+                    missing.add(rows.get(r));
+                }
+            }
+            return missing;
+        }
+    }
+
+    static void delete(Connection c, TableDef plan, PgTargetTable t, List<Object[]> keys, int rowsPerStatement) throws SQLException {
+        int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.keySize()));
+        for (int from = 0; from < keys.size(); from += per) {
+            List<Object[]> part = keys.subList(from, Math.min(keys.size(), from + per));
+            StringBuilder sb = new StringBuilder("DELETE FROM ").append(t.qualified()).append(" WHERE (");
+            StringBuilder tuple = new StringBuilder("(");
+            for (int k = 0; k < plan.keySize(); k++) {
+                int i = plan.keyIndex(k);
+                sb.append(k == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name()));
+                tuple.append(k == 0 ? "" : ", ").append("CAST(? AS ").append(t.formatted()[i]).append(")");
+            }
+            tuple.append(")");
+            sb.append(") IN (");
+            for (int r = 0; r < part.size(); r++) {
+                sb.append(r == 0 ? "" : ", ").append(tuple);
+            }
+            sb.append(")");
+            try (PreparedStatement ps = c.prepareStatement(sb.toString())) {
+                int p = 1;
+                for (Object[] key : part) {
+                    for (int k = 0; k < key.length; k++) {
+                        bind(ps, p++, plan.column(plan.keyIndex(k)), key[k]);
+                    }
+                }
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    static void bind(PreparedStatement ps, int index, Column column, Object v) throws SQLException {
+        if (v == null) {
+            ps.setNull(index, Types.OTHER);
+            return;
+        }
+        if (v == Unavailable.VALUE) {
+            throw new SQLException("unavailable value of " + column.name() + " reached a write");
+        }
+        switch (column.kind()) {
+            case BOOLEAN -> ps.setBoolean(index, (Boolean) v);
+            case INT -> ps.setLong(index, (Long) v);
+            case DECIMAL -> ps.setBigDecimal(index, (BigDecimal) v);
+            case FLOAT32 -> ps.setFloat(index, (Float) v);
+            case FLOAT64 -> ps.setDouble(index, (Double) v);
+            case STRING, JSON -> ps.setString(index, (String) v);
+            case BYTES -> ps.setBytes(index, (byte[]) v);
+            case UUID -> ps.setObject(index, (UUID) v);
+            case DATE, TIME -> ps.setObject(index, v);
+            case TIMESTAMP -> ps.setObject(index, (LocalDateTime) v);
+            case TIMESTAMPTZ -> ps.setObject(index, OffsetDateTime.ofInstant((Instant) v, ZoneOffset.UTC));
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package io.sluice.postgres;
+
+import io.sluice.spi.connect.ChangeEventDecoder;
+import io.sluice.spi.connect.PartitionByKey;
+import io.sluice.spi.dialect.PlanException;
+import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.position.EventPosition;
+import io.sluice.spi.position.PgEventPosition;
+import io.sluice.spi.topic.Topics;
+import org.apache.kafka.connect.data.Struct;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The Debezium PostgreSQL connector configuration of a pipeline, and event positions out of its events.
+ * Every value is set explicitly, even where it equals Debezium's default, so a Debezium upgrade that changes a
+ * default cannot change what Sluice streams. The choices (see docs/design/applier.md):
+ * <ul>
+ *   <li>{@code plugin.name=pgoutput}: built into PostgreSQL 10+, nothing to install on the server.</li>
+ *   <li>slot {@code sluice_<pipeline>} and publication {@code sluice_<pipeline>}; the publication is created for
+ *       exactly the pipeline's tables ({@code publication.autocreate.mode=filtered}); a pre-created one (for a
+ *       role that may not create publications) is checked by {@link #publicationProblems}.</li>
+ *   <li>{@code snapshot.mode=no_data}: the copier copies; Debezium only streams. With
+ *       {@code log.position.check.enable=true} a restart whose slot position is gone fails instead of skipping
+ *       (no_data never snapshots "to fill the gap"); {@link #slotProblems} names the fix before a start.</li>
+ *   <li>{@code decimal.handling.mode=precise}, {@code time.precision.mode=adaptive_time_microseconds} (micro
+ *       precision; the lossy {@code connect} mode truncates to milliseconds), {@code binary.handling.mode=bytes}.</li>
+ *   <li>{@code unavailable.value.placeholder} set explicitly: the applier recognises it and keeps the target's
+ *       value of an unchanged TOAST column; it is never written.</li>
+ *   <li>Heartbeats every {@link StreamSpec#heartbeat()}, with an action query emitting a non-transactional
+ *       logical message so the slot advances even when the captured tables are idle while others are busy.</li>
+ *   <li>{@code skipped.operations=none}: a TRUNCATE reaches the applier, which stops loudly instead of missing it.</li>
+ *   <li>Topics created with the pipeline's partition count, partitioned by {@link PartitionByKey}.</li>
+ * </ul>
+ */
+public final class PostgresStream {
+    public static final String CONNECTOR_CLASS = "io.debezium.connector.postgresql.PostgresConnector";
+
+    private PostgresStream() {
+    }
+
+    /** Slot name: PostgreSQL allows lower-case letters, digits and underscores, up to 63 characters. */
+    public static String slotName(String pipeline) {
+        String s = "sluice_" + pipeline.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+        return s.length() > 63 ? s.substring(0, 63) : s;
+    }
+
+    public static String publicationName(String pipeline) {
+        return slotName(pipeline);
+    }
+
+    public static Map<String, String> debeziumConfig(StreamSpec spec) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("connector.class", CONNECTOR_CLASS);
+        c.put("tasks.max", "1");
+        JdbcTarget t = JdbcTarget.parse(spec.jdbcUrl());
+        c.put("database.hostname", t.host());
+        c.put("database.port", String.valueOf(t.port()));
+        c.put("database.dbname", t.database());
+        c.put("database.user", spec.user());
+        c.put("database.password", spec.password() == null ? "" : spec.password());
+        c.put("topic.prefix", Topics.sanitize(spec.name()));
+        c.put("plugin.name", "pgoutput");
+        c.put("slot.name", slotName(spec.name()));
+        c.put("slot.drop.on.stop", "false");
+        c.put("publication.name", publicationName(spec.name()));
+        c.put("publication.autocreate.mode", "filtered");
+        c.put("table.include.list", includeList(spec.tables()));
+        c.put("snapshot.mode", "no_data");
+        c.put("log.position.check.enable", "true");
+        c.put("decimal.handling.mode", "precise");
+        c.put("time.precision.mode", "adaptive_time_microseconds");
+        c.put("binary.handling.mode", "bytes");
+        c.put("interval.handling.mode", "string");
+        c.put("unavailable.value.placeholder", ChangeEventDecoder.DEFAULT_PLACEHOLDER);
+        c.put("include.unknown.datatypes", "false");
+        c.put("skipped.operations", "none");
+        c.put("tombstones.on.delete", "false");
+        c.put("event.processing.failure.handling.mode", "fail");
+        c.put("heartbeat.interval.ms", String.valueOf(spec.heartbeat().toMillis()));
+        c.put("heartbeat.action.query", "SELECT pg_logical_emit_message(false, 'sluice-heartbeat', '')");
+        common(c, spec);
+        return c;
+    }
+
+    /** Settings shared with the MariaDB/MySQL configs: converters, topic creation, key partitioning, errors. */
+    static void common(Map<String, String> c, StreamSpec spec) {
+        c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        c.put("key.converter.schemas.enable", "true");
+        c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        c.put("value.converter.schemas.enable", "true");
+        c.put("topic.creation.default.partitions", String.valueOf(spec.partitions()));
+        c.put("topic.creation.default.replication.factor", "1");
+        c.put("transforms", "partitionByKey");
+        c.put("transforms.partitionByKey.type", PartitionByKey.class.getName());
+        c.put("transforms.partitionByKey." + PartitionByKey.PARTITIONS, String.valueOf(spec.partitions()));
+        c.put("errors.tolerance", "none");
+    }
+
+    /** Debezium's include lists are comma-separated regular expressions matched against {@code schema.table}. */
+    static String includeList(List<TableId> tables) {
+        return tables.stream().map(t -> {
+            if (t.schema().contains(",") || t.table().contains(",")) {
+                throw new PlanException("table " + t + " has a comma in its name, which Debezium's include list cannot express");
+            }
+            return regexLiteral(t.schema()) + "\\." + regexLiteral(t.table());
+        }).collect(Collectors.joining(","));
+    }
+
+    static String regexLiteral(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (char ch : s.toCharArray()) {
+            if ("\\.[]{}()*+-?^$|".indexOf(ch) >= 0) {
+                sb.append('\\');
+            }
+            sb.append(ch);
+        }
+        return sb.toString();
+    }
+
+    /** The event's transaction: pgoutput's 32-bit xid (widened against each chunk's snapshot) and the LSN. */
+    public static EventPosition eventPosition(Struct source) {
+        Object txId = source.get("txId");
+        Object lsn = source.get("lsn");
+        if (txId == null) {
+            throw new IllegalArgumentException("PostgreSQL change event without source.txId (lsn " + lsn + ")");
+        }
+        return new PgEventPosition(((Number) txId).longValue(), lsn == null ? 0 : ((Number) lsn).longValue());
+    }
+
+    /**
+     * Problems that make a restart lose events, each naming the fix. A slot that is gone cannot be recreated
+     * without a gap: the pipeline must re-copy.
+     *
+     * @param resuming whether the pipeline has streamed before (its Debezium offsets exist)
+     */
+    public static List<String> slotProblems(Connection c, StreamSpec spec, boolean resuming) throws SQLException {
+        String slot = slotName(spec.name());
+        try (PreparedStatement ps = c.prepareStatement("SELECT plugin, wal_status FROM pg_replication_slots WHERE slot_name = ?")) {
+            ps.setString(1, slot);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return resuming ? List.of("replication slot " + slot + " of pipeline " + spec.name() + " is gone: the changes "
+                            + "since the last run cannot be recovered. Re-copy the pipeline's tables (sluice replicate --recopy) "
+                            + "so a new slot and a fresh copy start together.") : List.of();
+                }
+                if (!"pgoutput".equals(rs.getString(1))) {
+                    return List.of("replication slot " + slot + " uses plugin " + rs.getString(1) + ", Sluice needs pgoutput: drop the slot "
+                            + "(SELECT pg_drop_replication_slot('" + slot + "')) and re-copy");
+                }
+                if ("lost".equals(rs.getString(2))) {
+                    return List.of("replication slot " + slot + " lost WAL it needed (wal_status = lost, max_slot_wal_keep_size exceeded): "
+                            + "drop it and re-copy the pipeline's tables");
+                }
+            }
+        }
+        return List.of();
+    }
+
+    /** For a pre-created publication ({@code publication.autocreate.mode=disabled}): tables it lacks. */
+    public static List<String> publicationProblems(Connection c, StreamSpec spec) throws SQLException {
+        String pub = publicationName(spec.name());
+        List<String> problems = new java.util.ArrayList<>();
+        for (TableId t : spec.tables()) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT 1 FROM pg_publication_tables WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
+                ps.setString(1, pub);
+                ps.setString(2, t.schema());
+                ps.setString(3, t.table());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        problems.add("publication " + pub + " does not publish " + t + ": ALTER PUBLICATION " + pub
+                                + " ADD TABLE " + PostgresTypes.quote(t.schema()) + "." + PostgresTypes.quote(t.table()));
+                    }
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** Host, port and database of a {@code jdbc:postgresql://host[:port]/db[?…]} URL. */
+    record JdbcTarget(String host, int port, String database) {
+        static JdbcTarget parse(String jdbcUrl) {
+            if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
+                throw new IllegalArgumentException("not a PostgreSQL JDBC URL: " + io.sluice.spi.dialect.Dialects.redact(jdbcUrl));
+            }
+            URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
+            String db = uri.getPath() == null || uri.getPath().length() <= 1 ? "postgres" : uri.getPath().substring(1);
+            return new JdbcTarget(uri.getHost() == null ? "localhost" : uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort(), db);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.sluice.postgres;
+
+import io.sluice.spi.dialect.BulkWriter;
+import io.sluice.spi.dialect.PlanException;
+import io.sluice.spi.dialect.TargetDialect;
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+/**
+ * PostgreSQL (and YugabyteDB) as the applier's target: binary COPY for chunks, multi-row
+ * {@code ON CONFLICT} upserts and multi-row deletes for change events, and DDL mapped from MariaDB or
+ * PostgreSQL source types.
+ *
+ * <p><b>YugabyteDB</b> is detected from {@code version()} (it contains {@code -YB-}) per connection. Its one
+ * switch that matters for correctness: YugabyteDB's COPY commits every 20 000 rows by default
+ * ({@code yb_default_copy_from_rows_per_transaction}), which would make a chunk visible half-loaded and
+ * separate it from its state row; the chunk transaction sets it to 0 (one transaction). The setting does not
+ * exist on PostgreSQL and is never sent there. (No YugabyteDB server runs in this project's tests.)
+ */
+public final class PostgresTargetDialect implements TargetDialect {
+    /** version() text of each connection seen, so detection costs one query per connection. */
+    private final Map<Connection, Boolean> yugabyte = Collections.synchronizedMap(new WeakHashMap<>());
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public boolean accepts(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:postgresql:");
+    }
+
+    /** Whether the server behind a connection is YugabyteDB (its version() says "-YB-"). */
+    public boolean isYugabyte(Connection c) throws SQLException {
+        Boolean yb = yugabyte.get(c);
+        if (yb == null) {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT version()")) {
+                rs.next();
+                yb = isYugabyteVersion(rs.getString(1));
+            }
+            yugabyte.put(c, yb);
+        }
+        return yb;
+    }
+
+    static boolean isYugabyteVersion(String version) {
+        return version != null && version.contains("-YB-");
+    }
+
+    @Override
+    public List<String> checkPrerequisites(Connection c) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT current_setting('server_version_num')::int, has_database_privilege(current_database(), 'CREATE')")) {
+            rs.next();
+            if (rs.getInt(1) < 100000) {
+                problems.add("target PostgreSQL is older than 10 (server_version_num " + rs.getInt(1) + "): upgrade the target");
+            }
+            if (!rs.getBoolean(2)) {
+                problems.add("the target user cannot create schemas in database " + c.getCatalog()
+                        + " (the applier keeps its state in schema 'sluice' by default): GRANT CREATE ON DATABASE … TO … "
+                        + "or create the state schema beforehand and set state.schema");
+            }
+        }
+        return problems;
+    }
+
+    @Override
+    public boolean tableExists(Connection c, TableId target) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+                + "ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')")) {
+            ps.setString(1, target.schema());
+            ps.setString(2, target.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    @Override
+    public List<String> createTableDdl(TableDef source, TableId target) {
+        List<String> cols = new ArrayList<>();
+        for (Column c : source.columns()) {
+            cols.add(quote(c.name()) + " " + PgTypeMapping.targetType(source.id(), c) + (c.nullable() ? "" : " NOT NULL"));
+        }
+        List<String> key = new ArrayList<>();
+        for (Column c : source.keyColumns()) {
+            key.add(quote(c.name()));
+        }
+        return List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()),
+                "CREATE TABLE " + quote(target.schema()) + "." + quote(target.table()) + " (" + String.join(", ", cols)
+                        + ", PRIMARY KEY (" + String.join(", ", key) + "))");
+    }
+
+    @Override
+    public BulkWriter openBulkWriter(Connection c, TableDef table, TableId target, int rowsPerStatement) throws SQLException {
+        if (isYugabyte(c)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL yb_default_copy_from_rows_per_transaction = 0");
+            }
+        }
+        return new PgBinaryCopyWriter(c, table, PgTargetTable.load(c, table, target));
+    }
+
+    @Override
+    public void upsert(Connection c, TableDef table, TableId target, List<Object[]> rows, int rowsPerStatement) throws SQLException {
+        if (!rows.isEmpty()) {
+            PgWrites.upsert(c, table, PgTargetTable.load(c, table, target), rows, rowsPerStatement);
+        }
+    }
+
+    @Override
+    public void delete(Connection c, TableDef table, TableId target, List<Object[]> keys, int rowsPerStatement) throws SQLException {
+        if (!keys.isEmpty()) {
+            PgWrites.delete(c, table, PgTargetTable.load(c, table, target), keys, rowsPerStatement);
+        }
+    }
+
+    @Override
+    public String quote(String identifier) {
+        return PostgresTypes.quote(identifier);
+    }
+
+    /** Lower-cased native type, for the mapping. */
+    static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT).trim();
+    }
+
+    static PlanException unmapped(TableId table, Column c) {
+        return new PlanException("column " + table + "." + c.name() + " has type " + c.nativeType() + " (" + c.kind()
+                + "), which has no PostgreSQL mapping in Sluice; create the target table by hand");
+    }
+}

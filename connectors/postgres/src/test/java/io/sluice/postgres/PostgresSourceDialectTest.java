@@ -1,0 +1,259 @@
+package io.sluice.postgres;
+
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.KeyOrder;
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.model.ValueKind;
+import io.sluice.spi.position.PgEventPosition;
+import io.sluice.spi.position.PgSnapshot;
+import io.sluice.testkit.PostgresServer;
+import io.sluice.testkit.TestServers;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The PostgreSQL source dialect against a real server. */
+class PostgresSourceDialectTest {
+    static PostgresServer pg;
+    static String db;
+    static ConnectionFactory factory;
+    final PostgresSourceDialect dialect = new PostgresSourceDialect();
+
+    @BeforeAll
+    static void start() {
+        pg = TestServers.postgres();
+        db = pg.createDatabase("pg_source_dialect");
+        factory = () -> pg.connect(db);
+    }
+
+    static void exec(String... sql) throws SQLException {
+        try (Connection c = factory.open(); Statement s = c.createStatement()) {
+            for (String q : sql) {
+                s.execute(q);
+            }
+        }
+    }
+
+    TableDef describe(String table) throws SQLException {
+        try (Connection c = factory.open()) {
+            return dialect.describe(c, new TableId("public", table));
+        }
+    }
+
+    /** The server's order of the table's keys, read with ORDER BY. */
+    List<Object[]> serverOrder(TableDef def) throws SQLException {
+        List<Object[]> out = new ArrayList<>();
+        try (Connection c = factory.open(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(dialect.chunkQuery(def, false, false, 100_000))) {
+            while (rs.next()) {
+                out.add(def.keyOf(dialect.readRow(rs, def)));
+            }
+        }
+        return out;
+    }
+
+    /** Sorting shuffled keys with the KeyOrder, and locating every key among every 7th, must agree with the server. */
+    void assertOrderMatchesServer(TableDef def, boolean expectExact) throws Exception {
+        List<Object[]> expected = serverOrder(def);
+        assertThat(expected).hasSizeGreaterThan(20);
+        KeyOrder order = dialect.keyOrder(def, factory);
+        assertThat(order instanceof PostgresKeyOrder.SourceOrder).as("asks the server").isEqualTo(!expectExact);
+        List<Object[]> shuffled = new ArrayList<>(expected);
+        Collections.shuffle(shuffled, new Random(7));
+        shuffled.sort(order::compare);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(Arrays.deepEquals(shuffled.get(i), expected.get(i))).as("position %s: %s vs %s", i,
+                    Arrays.deepToString(shuffled.get(i)), Arrays.deepToString(expected.get(i))).isTrue();
+        }
+        List<Object[]> bounds = new ArrayList<>();
+        for (int i = 3; i < expected.size(); i += 7) {
+            bounds.add(expected.get(i));
+        }
+        int[] at = order.locate(expected, bounds);
+        for (int i = 0; i < expected.size(); i++) {
+            int want = Math.min(bounds.size(), i <= 3 ? 0 : (i - 3 + 6) / 7);
+            assertThat(at[i]).as("bound index of key %s", i).isEqualTo(want);
+        }
+        if (order instanceof AutoCloseable c) {
+            c.close();
+        }
+    }
+
+    @Test
+    void codePointTextUuidAndByteaAreComparedInJavaExactly() throws Exception {
+        exec("CREATE TABLE cp (s text COLLATE \"C\" NOT NULL, u uuid NOT NULL, b bytea NOT NULL, PRIMARY KEY (s, u, b))");
+        // Supplementary characters sort above U+E000..U+FFFF in code-point order, below them in UTF-16 order.
+        String[] texts = {"a", "a ", "a\t", "b", "\uFFFD", "\uE000x", "\uD83D\uDE00", "Z", "", "ä", "é"};
+        String[] uuids = {"ffffffff-0000-0000-0000-000000000000", "00000000-0000-0000-8000-000000000000",
+                "7fffffff-ffff-ffff-ffff-ffffffffffff", "80000000-0000-0000-0000-000000000000"};
+        try (Connection c = factory.open(); PreparedStatement ps = c.prepareStatement("INSERT INTO cp VALUES (?, ?::uuid, ?)")) {
+            for (String t : texts) {
+                for (String u : uuids) {
+                    ps.setString(1, t);
+                    ps.setString(2, u);
+                    ps.setBytes(3, new byte[] {(byte) (t.length() * 40), (byte) 0x80});
+                    ps.executeUpdate();
+                }
+            }
+        }
+        assertOrderMatchesServer(describe("cp"), true);
+    }
+
+    @Test
+    void enumsBpcharAndLinguisticCollationsAskTheServer() throws Exception {
+        exec("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
+                "CREATE TABLE en (m mood NOT NULL, c char(4) NOT NULL, PRIMARY KEY (m, c))",
+                "INSERT INTO en SELECT m, chr(32 + g % 3) || chr(97 + g % 26) FROM unnest(enum_range(NULL::mood)) m, generate_series(1, 30) g "
+                        + "ON CONFLICT DO NOTHING");
+        assertOrderMatchesServer(describe("en"), false);
+        String collation = linguisticCollation();
+        if (collation != null) {
+            exec("CREATE TABLE lx (s text COLLATE " + collation + " PRIMARY KEY)",
+                    "INSERT INTO lx VALUES ('a'), ('B'), ('b'), ('A'), ('ä'), ('Ä'), ('z'), ('Z'), ('é'), ('e'), ('E'), ('1'), ('-a'), "
+                            + "('a-'), (' a'), ('ab'), ('aB'), ('Ab'), ('AB'), ('ß'), ('ss'), ('æ'), ('ø'), ('o'), ('0'), ('~')");
+            assertOrderMatchesServer(describe("lx"), false);
+        }
+    }
+
+    /** A linguistic collation this server has (ICU or a libc locale), or null. */
+    static String linguisticCollation() throws SQLException {
+        try (Connection c = factory.open(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT quote_ident(collname) FROM pg_collation WHERE collname IN ('und-x-icu', 'en-x-icu', "
+                     + "'en_US.utf8', 'en_US', 'de_DE.utf8') ORDER BY collname DESC LIMIT 1")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    @Test
+    void typesAreReadAsTheCanonicalKinds() throws Exception {
+        exec("CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
+                "CREATE TABLE ty (id posint PRIMARY KEY, s smallint, i8 bigint, n numeric(12,3), nf numeric, r real, d double precision, "
+                        + "b boolean, t text, v varchar(5), c char(3), u uuid, by bytea, j jsonb, js json, dt date, tm time(3), "
+                        + "ts timestamp(6), tz timestamptz, inet inet)",
+                "INSERT INTO ty VALUES (1, -2, 9223372036854775807, 1.500, 123456789012345678901234567890.5, 1.5, 2.25, true, 'tëxt', "
+                        + "'abc', 'x', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x00ff', '{\"b\": 1, \"a\": [1, 2]}', '{\"x\" : 1}', "
+                        + "'2024-02-29', '23:59:59.123', '1999-12-31 23:59:59.999999', '2024-01-01 12:00:00+02', '10.0.0.1/8')");
+        TableDef def = describe("ty");
+        assertThat(def.columns()).extracting(Column::kind).containsExactly(ValueKind.INT, ValueKind.INT, ValueKind.INT,
+                ValueKind.DECIMAL, ValueKind.DECIMAL, ValueKind.FLOAT32, ValueKind.FLOAT64, ValueKind.BOOLEAN, ValueKind.STRING,
+                ValueKind.STRING, ValueKind.STRING, ValueKind.UUID, ValueKind.BYTES, ValueKind.JSON, ValueKind.JSON, ValueKind.DATE,
+                ValueKind.TIME, ValueKind.TIMESTAMP, ValueKind.TIMESTAMPTZ, ValueKind.STRING);
+        assertThat(def.column(3).precision()).isEqualTo(12);
+        assertThat(def.column(3).scale()).isEqualTo(3);
+        Object[] row = serverRows(def).get(0);
+        assertThat(row).containsExactly(1L, -2L, Long.MAX_VALUE, new BigDecimal("1.500"), new BigDecimal("123456789012345678901234567890.5"),
+                1.5f, 2.25d, true, "tëxt", "abc", "x  ", UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), new byte[] {0, (byte) 0xff},
+                "{\"a\": [1, 2], \"b\": 1}", "{\"x\" : 1}", LocalDate.of(2024, 2, 29), LocalTime.of(23, 59, 59, 123_000_000),
+                LocalDateTime.of(1999, 12, 31, 23, 59, 59, 999_999_000), Instant.parse("2024-01-01T10:00:00Z"), "10.0.0.1/8");
+    }
+
+    List<Object[]> serverRows(TableDef def) throws SQLException {
+        List<Object[]> out = new ArrayList<>();
+        try (Connection c = factory.open(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(dialect.chunkQuery(def, false, false, 100))) {
+            while (rs.next()) {
+                out.add(dialect.readRow(rs, def));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void chunkQueryIsAnIndexRangeOnTheKey() throws Exception {
+        exec("CREATE TABLE big (a int NOT NULL, b text NOT NULL, v text, PRIMARY KEY (a, b))",
+                "INSERT INTO big SELECT g / 10, md5(g::text), 'v' FROM generate_series(1, 50000) g", "ANALYZE big");
+        TableDef def = describe("big");
+        try (Connection c = factory.open();
+             PreparedStatement ps = c.prepareStatement("EXPLAIN " + dialect.chunkQuery(def, true, true, 1000))) {
+            int p = dialect.bindKey(ps, 1, def, new Object[] {100L, "x"});
+            dialect.bindKey(ps, p, def, new Object[] {2000L, "x"});
+            StringBuilder plan = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+            assertThat(plan.toString()).contains("Index Scan using big_pkey").doesNotContain("Sort").doesNotContain("Seq Scan");
+            assertThat(plan.toString()).contains("ROW(a, b) > ROW(");
+        }
+        try (Connection c = factory.open()) {
+            List<Object[]> points = dialect.splitPoints(c, def, 4);
+            assertThat(points).hasSize(3);
+            KeyOrder order = dialect.keyOrder(def, factory);
+            assertThat(order.compare(points.get(0), points.get(1))).isNegative();
+            assertThat(order.compare(points.get(1), points.get(2))).isNegative();
+            assertThat((Long) points.get(1)[0]).isBetween(1000L, 4000L);
+            assertThat(dialect.estimateRows(c, def)).isBetween(40_000L, 60_000L);
+        }
+    }
+
+    @Test
+    void chunkSnapshotSeesExactlyTheTransactionsCommittedBeforeIt() throws Exception {
+        exec("CREATE TABLE snap (id int PRIMARY KEY)");
+        long before = insertReturningXid(1);
+        try (Connection chunk = factory.open()) {
+            PgSnapshot snapshot = (PgSnapshot) dialect.beginChunk(chunk);
+            long after = insertReturningXid(2);
+            TableDef def = describe("snap");
+            List<Object> ids = new ArrayList<>();
+            try (Statement s = chunk.createStatement(); ResultSet rs = s.executeQuery(dialect.chunkQuery(def, false, false, 10))) {
+                while (rs.next()) {
+                    ids.add(dialect.readRow(rs, def)[0]);
+                }
+            }
+            dialect.endChunk(chunk);
+            assertThat(ids).containsExactly(1L);
+            assertThat(snapshot.sees(new PgEventPosition(before, 0))).isTrue();
+            assertThat(snapshot.sees(new PgEventPosition(after, 0))).isFalse();
+            // pgoutput carries 32-bit xids: the widened form must judge alike.
+            assertThat(snapshot.sees(new PgEventPosition(before & 0xFFFF_FFFFL, 0))).isTrue();
+            assertThat(snapshot.sees(new PgEventPosition(after & 0xFFFF_FFFFL, 0))).isFalse();
+        }
+    }
+
+    private long insertReturningXid(int id) throws SQLException {
+        try (Connection c = factory.open(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("INSERT INTO snap VALUES (" + id + ")");
+            long xid;
+            try (ResultSet rs = s.executeQuery("SELECT pg_current_xact_id()::text::bigint")) {
+                rs.next();
+                xid = rs.getLong(1);
+            }
+            c.commit();
+            return xid;
+        }
+    }
+
+    @Test
+    void prerequisitesNameTheSettingAndTheFix() throws Exception {
+        try (Connection c = factory.open()) {
+            assertThat(dialect.checkPrerequisites(c)).isEmpty();
+        }
+        exec("DROP ROLE IF EXISTS plain_reader", "CREATE ROLE plain_reader LOGIN PASSWORD 'pw'");
+        try (Connection c = java.sql.DriverManager.getConnection(pg.jdbcUrl(db), "plain_reader", "pw")) {
+            assertThat(dialect.checkPrerequisites(c)).singleElement().asString()
+                    .contains("REPLICATION").contains("ALTER ROLE \"plain_reader\" REPLICATION");
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package io.sluice.copier;
+
+import io.sluice.spi.position.SnapshotPosition;
+
+import java.util.List;
+
+/**
+ * One chunk as read: the rows whose key is in {@code (lo, hi]} in the snapshot {@code snapshot}, in key order.
+ *
+ * @param seq       position of the chunk in its range, from 0
+ * @param lastInRange whether {@code hi} is the range's end (the range is complete after this chunk)
+ * @param bytes     estimated encoded size of the rows
+ * @param readNanos time from the start of the chunk's transaction to the end of its read
+ */
+public record Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
+                    long bytes, boolean lastInRange, long readNanos) {
+
+    @Override
+    public String toString() {
+        return range + " chunk " + seq + " (" + rows.size() + " rows, " + bytes + " bytes" + (lastInRange ? ", last" : "") + ")";
+    }
+}

@@ -1,0 +1,179 @@
+package io.sluice.copier;
+
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.position.SnapshotPosition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Walks one key range {@code (lo, hi]} in keyset chunks, each read in its own short source transaction.
+ *
+ * <p>A chunk reads at most the row limit ({@link ChunkSizer}) and stops early once its rows exceed
+ * {@code chunk.bytes.max}. If it stopped on either bound, its {@code hi} is the last key it read and the next
+ * chunk starts there; otherwise it read everything left in the range and its {@code hi} is the range's end.
+ * So the chunks of a range tile it exactly: no key is in two chunks, none falls between them. The transaction
+ * is ended before the chunk is handed on, so a slow consumer never holds a source snapshot open.
+ *
+ * <p>Not thread-safe: one per range worker, with its own connection.
+ */
+public final class Chunker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Chunker.class);
+
+    private final SourceDialect dialect;
+    private final ConnectionFactory source;
+    private final CopyRange range;
+    private final CopierConfig config;
+    private final ChunkSizer sizer;
+    private final CopierMetrics metrics;
+    private final TableDef table;
+    private Connection connection;
+    private Object[] lo;
+    private long nextSeq;
+    private boolean done;
+
+    public Chunker(SourceDialect dialect, ConnectionFactory source, CopyRange range, CopierConfig config, CopierMetrics metrics) {
+        this.dialect = dialect;
+        this.source = source;
+        this.range = range;
+        this.config = config;
+        this.sizer = new ChunkSizer(config);
+        this.metrics = metrics;
+        this.table = range.table();
+        this.lo = range.lo();
+    }
+
+    /** Continues after a chunk that completed earlier (from a resume offset): the next chunk starts at its hi. */
+    public void resumeAfter(long completedSeq, Object[] completedHi) {
+        this.nextSeq = completedSeq + 1;
+        this.lo = completedHi;
+    }
+
+    public CopyRange range() {
+        return range;
+    }
+
+    public boolean done() {
+        return done;
+    }
+
+    /** Reads the next chunk, retrying on a fresh connection after a database error; null once the range is done. */
+    public Chunk next() throws SQLException {
+        if (done) {
+            return null;
+        }
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return read();
+            } catch (SQLException e) {
+                closeConnection();
+                if (attempt >= config.retries()) {
+                    throw new SQLException("reading chunk " + nextSeq + " of " + range + " failed after " + (attempt + 1)
+                            + " attempts: " + e.getMessage(), e.getSQLState(), e);
+                }
+                log.warn("Reading chunk {} of {} failed (attempt {}), retrying on a new connection: {}", nextSeq, range,
+                        attempt + 1, e.getMessage());
+                sleepQuietly(200L * (attempt + 1));
+            }
+        }
+    }
+
+    private Chunk read() throws SQLException {
+        if (connection == null) {
+            connection = source.open();
+        }
+        int limit = sizer.limit();
+        Object[] hi = range.hi();
+        String sql = dialect.chunkQuery(table, lo != null, hi != null, limit);
+        long started = System.nanoTime();
+        List<Object[]> rows = new ArrayList<>(Math.min(limit, 4096));
+        long bytes = 0;
+        boolean fullByRows = false;
+        boolean fullByBytes = false;
+        SnapshotPosition snapshot = dialect.beginChunk(connection);
+        try {
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                ps.setFetchSize(Math.min(limit, config.fetchSize()));
+                int p = 1;
+                if (lo != null) {
+                    p = dialect.bindKey(ps, p, table, lo);
+                }
+                if (hi != null) {
+                    dialect.bindKey(ps, p, table, hi);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Object[] row = dialect.readRow(rs, table);
+                        rows.add(row);
+                        bytes += RowSizes.estimate(row);
+                        if (rows.size() >= limit) {
+                            fullByRows = true;
+                            break;
+                        }
+                        if (bytes >= config.chunkBytesMax()) {
+                            fullByBytes = true;
+                            break;
+                        }
+                    }
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            try {
+                dialect.endChunk(connection);
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        dialect.endChunk(connection);
+        long nanos = System.nanoTime() - started;
+
+        boolean full = fullByRows || fullByBytes;
+        Object[] chunkHi = full ? table.keyOf(rows.get(rows.size() - 1)) : hi;
+        // A full chunk that ended exactly on the range's end leaves nothing behind it.
+        boolean last = !full || (hi != null && Arrays.deepEquals(chunkHi, hi));
+        if (last) {
+            chunkHi = hi;
+        }
+        Chunk chunk = new Chunk(range, nextSeq, lo, chunkHi, snapshot, rows, bytes, last, nanos);
+        sizer.feedback(rows.size(), bytes, nanos, fullByRows);
+        metrics.chunkRead(rows.size(), bytes, nanos, sizer.limit());
+        lo = chunkHi;
+        nextSeq++;
+        done = last;
+        return chunk;
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // the connection is being dropped because it failed
+            }
+            connection = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeConnection();
+    }
+}

@@ -1,0 +1,98 @@
+package io.sluice.copier.connect;
+
+import io.sluice.copier.CopierConfig;
+import io.sluice.spi.config.Setting;
+import io.sluice.spi.config.SettingType;
+import io.sluice.spi.config.Settings;
+import io.sluice.spi.model.TableId;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The copier connector's configuration: every copier setting ({@link CopierConfig}) plus the source, the table
+ * list, the pipeline's topics and the stream gate. Connect's own keys (converters, tasks.max,
+ * {@code exactly.once.support}, {@code producer.override.*}…) pass through untouched; keys starting with
+ * {@code kafka.admin.} are handed to the connector's Kafka admin client with the prefix removed.
+ */
+public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<TableId> tables, int partitions,
+                                    String jdbcUrl, String user, String password, String bootstrapServers,
+                                    int replicationFactor, boolean streamReadyCheck, String slotName,
+                                    String applierGroup, long applierLagMax, Map<String, Object> adminProps) {
+
+    public static final Setting<String> PIPELINE = Setting.builder("pipeline", SettingType.STRING).required()
+            .description("Pipeline name: prefix of the copy topics (<pipeline>.<schema>.<table>.copy) and of Debezium's heartbeat topic.").build();
+    public static final Setting<String> TABLES = Setting.builder("tables", SettingType.STRING).required()
+            .validator(v -> {
+                try {
+                    return TableList.parse(v).isEmpty() ? "must name at least one table" : null;
+                } catch (IllegalArgumentException e) {
+                    return e.getMessage();
+                }
+            })
+            .description("Tables to copy, comma-separated schema.table; double-quote a name holding dots, commas or quotes, "
+                    + "doubling quotes inside (\"my.schema\".\"a \"\"b\"\"\").").build();
+    public static final Setting<Integer> PARTITIONS = Setting.builder("partitions", SettingType.INT).required()
+            .validator(Setting.atLeast(1)).unit("partitions")
+            .description("Partitions of every copy topic; must equal the change topics' (the PartitionByKey transform's 'partitions').").build();
+    public static final Setting<String> JDBC_URL = Setting.builder("source.jdbc.url", SettingType.STRING).required()
+            .description("JDBC URL of the source database (jdbc:postgresql://… or jdbc:mariadb://…).").build();
+    public static final Setting<String> USER = Setting.builder("source.user", SettingType.STRING).defaultValue("")
+            .description("Source user (needs SELECT on the tables; REPEATABLE READ transactions).").build();
+    public static final Setting<String> PASSWORD = Setting.builder("source.password", SettingType.STRING).defaultValue("").secret()
+            .description("Source password; ${env:NAME} and ${file:/path} references are resolved.").build();
+    public static final Setting<String> BOOTSTRAP = Setting.builder("kafka.bootstrap.servers", SettingType.STRING).required()
+            .description("Kafka brokers, for creating the copy topics and watching the stream's heartbeat (Connect does not lend "
+                    + "a connector its own clients).").build();
+    public static final Setting<Integer> REPLICATION = Setting.builder("topic.replication.factor", SettingType.INT).defaultValue(-1)
+            .description("Replication factor of copy topics the connector creates; -1 takes the broker's default.").build();
+    public static final Setting<Boolean> STREAM_READY_CHECK = Setting.builder("stream.ready.check", SettingType.BOOLEAN)
+            .defaultValue(true)
+            .description("Take no chunk before the Debezium connector streams (PostgreSQL: its replication slot exists; "
+                    + "MariaDB: a heartbeat reached the heartbeat topic). Only tests that need no stream turn it off.").build();
+    public static final Setting<String> SLOT_NAME = Setting.builder("stream.slot.name", SettingType.STRING).defaultValue("")
+            .description("PostgreSQL: the Debezium replication slot to wait for; empty takes the slot.name of the dialect's Debezium config.").build();
+    public static final Setting<String> APPLIER_GROUP = Setting.builder("throttle.applier.group", SettingType.STRING).defaultValue("")
+            .description("Consumer group of the applier; with throttle.applier.lag.max, the copy holds while that group "
+                    + "lags behind the copy topic by more messages. Empty disables.").build();
+    public static final Setting<Long> APPLIER_LAG_MAX = Setting.builder("throttle.applier.lag.max", SettingType.LONG).defaultValue(0L)
+            .unit("messages").validator(Setting.atLeastLong(0))
+            .description("Hold the copy while the applier group has more than this many unconsumed copy messages of the table. 0 disables.").build();
+
+    private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, JDBC_URL, USER, PASSWORD, BOOTSTRAP,
+            REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX);
+    public static final Settings SETTINGS;
+
+    static {
+        List<Setting<?>> all = new ArrayList<>(OWN);
+        all.addAll(CopierConfig.ALL);
+        SETTINGS = new Settings("copier-connector", all);
+    }
+
+    public static final String ADMIN_PREFIX = "kafka.admin.";
+
+    public static CopierConnectorConfig parse(Map<String, String> props) {
+        Map<String, Object> known = new HashMap<>();
+        Map<String, Object> admin = new HashMap<>();
+        for (Map.Entry<String, String> e : props.entrySet()) {
+            if (SETTINGS.get(e.getKey()) != null) {
+                known.put(e.getKey(), e.getValue());
+            } else if (e.getKey().startsWith(ADMIN_PREFIX)) {
+                admin.put(e.getKey().substring(ADMIN_PREFIX.length()), e.getValue());
+            }
+        }
+        Settings.Values v = SETTINGS.parse(known, "");
+        CopierConfig copier;
+        try {
+            copier = CopierConfig.from(v);
+        } catch (IllegalArgumentException e) {
+            throw new io.sluice.spi.config.ConfigException(List.of(e.getMessage()));
+        }
+        admin.put("bootstrap.servers", v.get(BOOTSTRAP));
+        return new CopierConnectorConfig(copier, v.get(PIPELINE), TableList.parse(v.get(TABLES)), v.get(PARTITIONS),
+                v.get(JDBC_URL), v.get(USER), v.get(PASSWORD), v.get(BOOTSTRAP), v.get(REPLICATION),
+                v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX), Map.copyOf(admin));
+    }
+}

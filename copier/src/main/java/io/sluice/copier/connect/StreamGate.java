@@ -1,0 +1,116 @@
+package io.sluice.copier.connect;
+
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.topic.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Holds the first chunk until the Debezium connector is streaming. A change committed after a chunk's snapshot
+ * but before the stream's start position would be in neither the chunk nor the stream, and be lost.
+ *
+ * <ul>
+ *   <li>PostgreSQL: the replication slot exists. From its creation the slot keeps every later transaction for
+ *   the stream, and creating it waited for the transactions running then, which are visible to any later
+ *   snapshot; so every chunk taken afterwards either sees a transaction or the slot delivers it.</li>
+ *   <li>MariaDB/MySQL: a record is on the pipeline's heartbeat topic. Debezium emits heartbeats only while
+ *   streaming, from a start position it read before; every chunk snapshot taken afterwards is at or past that
+ *   position, so the stream has every transaction a chunk does not see.</li>
+ * </ul>
+ */
+interface StreamGate {
+
+    boolean ready() throws Exception;
+
+    String waitingFor();
+
+    static StreamGate open() {
+        return new StreamGate() {
+            @Override
+            public boolean ready() {
+                return true;
+            }
+
+            @Override
+            public String waitingFor() {
+                return "nothing";
+            }
+        };
+    }
+
+    static StreamGate create(CopierConnectorConfig config, SourceDialect dialect, ConnectionFactory source, Admin admin) {
+        if (!config.streamReadyCheck()) {
+            return open();
+        }
+        if (dialect.name().equals("postgres")) {
+            String slot = slotName(config, dialect);
+            return new StreamGate() {
+                @Override
+                public boolean ready() throws Exception {
+                    try (Connection c = source.open();
+                         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+                        ps.setString(1, slot);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return rs.next();
+                        }
+                    }
+                }
+
+                @Override
+                public String waitingFor() {
+                    return "replication slot " + slot;
+                }
+            };
+        }
+        String topic = Topics.heartbeatTopic(config.pipeline());
+        return new StreamGate() {
+            @Override
+            public boolean ready() throws Exception {
+                Optional<Integer> partitions = TopicSetup.partitionCount(admin, topic);
+                if (partitions.isEmpty()) {
+                    return false;
+                }
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                for (int p = 0; p < partitions.get(); p++) {
+                    latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+                }
+                return admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS).values().stream()
+                        .anyMatch(info -> info.offset() > 0);
+            }
+
+            @Override
+            public String waitingFor() {
+                return "a Debezium heartbeat on " + topic;
+            }
+        };
+    }
+
+    private static String slotName(CopierConnectorConfig config, SourceDialect dialect) {
+        if (!config.slotName().isBlank()) {
+            return config.slotName();
+        }
+        try {
+            String slot = dialect.debeziumConfig(new StreamSpec(config.pipeline(), config.jdbcUrl(), config.user(), config.password(),
+                    config.tables(), Duration.ofSeconds(10), config.partitions())).get("slot.name");
+            if (slot != null && !slot.isBlank()) {
+                return slot;
+            }
+        } catch (RuntimeException e) {
+            // fall through to the explicit error
+        }
+        throw new IllegalArgumentException("stream.slot.name is not set and the " + dialect.name()
+                + " dialect's Debezium config names no slot.name: set stream.slot.name to the Debezium connector's slot");
+    }
+}

@@ -1,0 +1,217 @@
+package io.sluice.copier;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.copier.Source.Engine;
+import io.sluice.spi.dialect.KeyOrder;
+import io.sluice.spi.dialect.PlanException;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The copier core against real PostgreSQL and MariaDB, without Kafka: the chunk messages go to an in-memory
+ * sink and are decoded and checked by {@link CopyCheck}; the decoded rows must equal the table read in one go.
+ */
+class CopierTest {
+    private static final Map<Engine, Source> SOURCES = new EnumMap<>(Engine.class);
+    static final int PARTITIONS = 3;
+
+    static synchronized Source source(Engine e) {
+        return SOURCES.computeIfAbsent(e, x -> Source.of(x, "copier_core"));
+    }
+
+    /** Small chunks so even small tables take many; the adaptation off unless a test wants it. */
+    static CopierConfig config(int rows, Map<String, Object> more) {
+        Map<String, Object> raw = new java.util.HashMap<>(Map.of("chunk.rows.initial", rows, "chunk.rows.min", 1,
+                "chunk.rows.max", rows, "chunk.duration.target", "0s", "parallelism", 2, "packet.size", "4KiB"));
+        raw.putAll(more);
+        return CopierConfig.parse(raw);
+    }
+
+    static CopyCheck.Result copy(Source src, TableId table, CopierConfig config, Throttler throttler) throws Exception {
+        List<CopyCheck.Msg> messages = Collections.synchronizedList(new ArrayList<>());
+        Copier copier = new Copier(config, src.dialect, src.factory, PARTITIONS, throttler, new SimpleMeterRegistry(),
+                (chunk, records) -> {
+                    // One sink call per chunk: keep each chunk's messages together, as one Kafka transaction would.
+                    synchronized (messages) {
+                        for (CopyRecord r : records) {
+                            messages.add(new CopyCheck.Msg(r.partition(), r.value()));
+                        }
+                    }
+                });
+        List<CopyRange> ranges = copier.plan(List.of(table));
+        copier.run(ranges, r -> null);
+        TableDef def = ranges.get(0).table();
+        try (AutoCloseableOrder order = new AutoCloseableOrder(src.dialect.keyOrder(def, src.factory))) {
+            return CopyCheck.verify(def, PARTITIONS, perPartition(messages), order.order);
+        }
+    }
+
+    /** Messages in partition order (the order a consumer of one partition sees), partitions one after another. */
+    static List<CopyCheck.Msg> perPartition(List<CopyCheck.Msg> messages) {
+        List<CopyCheck.Msg> out = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            for (CopyCheck.Msg m : messages) {
+                if (m.partition() == p) {
+                    out.add(m);
+                }
+            }
+        }
+        return out;
+    }
+
+    record AutoCloseableOrder(KeyOrder order) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            if (order instanceof AutoCloseable c) {
+                c.close();
+            }
+        }
+    }
+
+    static void assertSameRows(List<Object[]> expected, List<Object[]> actual) {
+        CopyCheck.assertSameRows(expected, actual);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void compositeAndUnusualKeysAreCopiedExactlyOnceInTiledChunks(Engine engine) throws Exception {
+        Source src = source(engine);
+        List<String[]> tables = src.pg() ? List.of(
+                new String[] {"k_int_text", "a int NOT NULL, b text COLLATE \"C\" NOT NULL, v text, PRIMARY KEY (a, b)",
+                        "SELECT g % 7, md5(g::text), repeat('x', g % 50) FROM generate_series(1, 1500) g"},
+                new String[] {"k_uuid", "id uuid PRIMARY KEY, v int",
+                        "SELECT md5(g::text)::uuid, g FROM generate_series(1, 1500) g"},
+                new String[] {"k_bytea_ts", "b bytea NOT NULL, t timestamp(6) NOT NULL, d date NOT NULL, v numeric(30,6), PRIMARY KEY (b, t, d)",
+                        "SELECT decode(lpad(to_hex(g % 37), 4, '0'), 'hex'), timestamp '2024-01-01 00:00:00.123456' + g * interval '17 minutes', "
+                                + "date '2000-02-29' + g, g * 1.000001 FROM generate_series(1, 1500) g"},
+                new String[] {"k_numeric", "n numeric(40,10) PRIMARY KEY, tz timestamptz",
+                        "SELECT (g - 750) * 12345678901.123456789, timestamptz '2020-01-01 00:00:00+00' + g * interval '1 second' FROM generate_series(1, 1500) g"})
+                : List.of(
+                new String[] {"k_unsigned", "u bigint unsigned NOT NULL, s varchar(40) COLLATE utf8mb4_general_ci NOT NULL, t tinyint(1), "
+                        + "PRIMARY KEY (u, s)", "SELECT IF(seq = 1, 18446744073709551615, seq % 11), MD5(seq), seq % 2 FROM seq_1_to_1500"},
+                new String[] {"k_uuid", "id uuid PRIMARY KEY, v int", "SELECT UUID(), seq FROM seq_1_to_1500"},
+                new String[] {"k_bin_dt", "b binary(4) NOT NULL, t datetime(6) NOT NULL, d date NOT NULL, v decimal(30,6), PRIMARY KEY (b, t, d)",
+                        "SELECT UNHEX(LPAD(HEX(seq % 37), 8, '0')), TIMESTAMP'2024-01-01 00:00:00.123456' + INTERVAL seq * 17 MINUTE, "
+                                + "DATE'2000-02-29' + INTERVAL seq DAY, seq * 1.000001 FROM seq_1_to_1500"},
+                new String[] {"k_text_bin", "s varchar(20) COLLATE utf8mb4_bin PRIMARY KEY, ts timestamp(6) NULL",
+                        "SELECT CONCAT(CHAR(32 + seq % 90), 'é', seq), TIMESTAMP'2020-01-01 00:00:00' + INTERVAL seq SECOND FROM seq_1_to_1500"});
+        for (String[] t : tables) {
+            TableId id = src.table(t[0]);
+            src.exec("CREATE TABLE " + src.qualified(id) + " (" + t[1] + ")", "INSERT INTO " + src.qualified(id) + " " + t[2]);
+            CopyCheck.Result result = copy(src, id, config(97, Map.of()), Throttler.none());
+            assertThat(result.chunks()).as(t[0]).isGreaterThan(10);
+            assertSameRows(src.rows(src.describe(id)), result.rows());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void emptyTableIsOneEmptyChunk(Engine engine) throws Exception {
+        Source src = source(engine);
+        TableId id = src.table("empty_t");
+        src.exec("CREATE TABLE " + src.qualified(id) + " (id bigint PRIMARY KEY, v text)");
+        CopyCheck.Result result = copy(src, id, config(100, Map.of()), Throttler.none());
+        assertThat(result.rows()).isEmpty();
+        assertThat(result.chunks()).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void hugeKeyGapsAndExtremes(Engine engine) throws Exception {
+        Source src = source(engine);
+        TableId id = src.table("gaps");
+        src.exec("CREATE TABLE " + src.qualified(id) + " (id bigint PRIMARY KEY, v int)");
+        StringBuilder values = new StringBuilder();
+        long[] keys = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1_000_000_000_000_000L, -1, 0, 1, 2, 1_000_000_000_000L,
+                4_000_000_000_000_000_000L, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+        for (long k : keys) {
+            values.append(values.isEmpty() ? "" : ",").append('(').append(k).append(", 1)");
+        }
+        src.exec("INSERT INTO " + src.qualified(id) + " VALUES " + values);
+        CopyCheck.Result result = copy(src, id, config(2, Map.of()), Throttler.none());
+        assertSameRows(src.rows(src.describe(id)), result.rows());
+        assertThat(result.chunks()).isGreaterThanOrEqualTo(6);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void hostileIdentifiersAreOnlyNames(Engine engine) throws Exception {
+        Source src = source(engine);
+        String table = src.pg() ? "sel\"ect; DROP TABLE x; -- ünï çødé" : "sel`ect; DROP TABLE x; -- ünï çødé";
+        TableId id = src.table(table);
+        String c1 = src.pg() ? "from" : "order";
+        String c2 = src.pg() ? "Mixed \"Case\" col" : "Mixed `Case` col";
+        src.exec("CREATE TABLE " + src.qualified(id) + " (" + src.q(c1) + " int NOT NULL, " + src.q(c2) + " varchar(20) NOT NULL, "
+                + src.q("ä b") + " text, PRIMARY KEY (" + src.q(c1) + ", " + src.q(c2) + "))");
+        for (int i = 0; i < 120; i++) {
+            src.exec("INSERT INTO " + src.qualified(id) + " VALUES (" + (i % 4) + ", 'k" + i + "', 'v')");
+        }
+        CopyCheck.Result result = copy(src, id, config(7, Map.of()), Throttler.none());
+        assertSameRows(src.rows(src.describe(id)), result.rows());
+        assertThat(result.rows()).hasSize(120);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void tablesWithoutAUsableKeyAreRefusedNamingTableOrColumn(Engine engine) throws Exception {
+        Source src = source(engine);
+        src.exec("CREATE TABLE " + src.qualified(src.table("no_key")) + " (a int, b text)",
+                "CREATE TABLE " + src.qualified(src.table("null_uk")) + " (a int, b int, UNIQUE (a))",
+                "CREATE TABLE " + src.qualified(src.table("float_pk")) + " (f double precision PRIMARY KEY)",
+                "CREATE TABLE " + src.qualified(src.table("uk_ok")) + " (a int NOT NULL, b int, UNIQUE (a))");
+        Copier copier = new Copier(config(10, Map.of()), src.dialect, src.factory, 1, Throttler.none(), new SimpleMeterRegistry(),
+                (c, r) -> {
+                    throw new AssertionError("nothing may be copied");
+                });
+        assertThatThrownBy(() -> copier.plan(List.of(src.table("uk_ok"), src.table("no_key"))))
+                .isInstanceOf(PlanException.class).hasMessageContaining("no_key").hasMessageContaining("no primary key");
+        assertThatThrownBy(() -> copier.plan(List.of(src.table("null_uk"))))
+                .isInstanceOf(PlanException.class).hasMessageContaining("null_uk.a").hasMessageContaining("nullable");
+        assertThatThrownBy(() -> copier.plan(List.of(src.table("float_pk"))))
+                .isInstanceOf(PlanException.class).hasMessageContaining("float_pk.f").hasMessageContaining("floating-point");
+        assertThat(src.describe(src.table("uk_ok")).keyColumns()).extracting(c -> c.name()).containsExactly("a");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void throttlerIsAskedBeforeEveryChunkAndItsWaitIsMeasured(Engine engine) throws Exception {
+        Source src = source(engine);
+        TableId id = src.table("throttled");
+        src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY)",
+                "INSERT INTO " + src.qualified(id) + (src.pg() ? " SELECT generate_series(1, 100)" : " SELECT seq FROM seq_1_to_100"));
+        AtomicInteger asked = new AtomicInteger();
+        ManualPause pause = new ManualPause(Duration.ofMillis(20));
+        pause.pause();
+        Throttler counting = t -> {
+            // Hold the first few questions back, then let the copy run.
+            if (asked.incrementAndGet() == 5) {
+                pause.resume();
+            }
+            return pause.delay(t);
+        };
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Copier copier = new Copier(config(10, Map.of("parallelism", 1)), src.dialect, src.factory, PARTITIONS, counting, registry,
+                (c, r) -> { });
+        copier.run(copier.plan(List.of(id)), r -> null);
+        CopierMetrics m = copier.metrics(id);
+        assertThat(m.chunksRead()).isEqualTo(11);   // 10 full chunks and the empty one that finds the end
+        assertThat(asked.get()).isEqualTo(4 + 11);
+        assertThat(m.throttledTime()).isGreaterThanOrEqualTo(Duration.ofMillis(80));
+        assertThat(registry.get("sluice.copier.throttled").timer().count()).isEqualTo(4);
+        assertThat(registry.get("sluice.copier.rows").counter().count()).isEqualTo(100);
+    }
+}
