@@ -106,7 +106,7 @@ final class ContainerDatabaseServer implements DatabaseServer {
                     throw new IllegalStateException(container.getDockerImageName() + " did not accept connections: "
                             + e.getMessage(), e);
                 }
-                PostgresServer.sleep(500);
+                TestServers.sleep(500);
             }
         }
     }

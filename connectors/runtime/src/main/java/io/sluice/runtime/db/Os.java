@@ -1,4 +1,4 @@
-package io.sluice.testkit;
+package io.sluice.runtime.db;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,21 +15,39 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.UserPrincipal;
 import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The operating-system chores of running database servers as child processes: dropping root, file
- * ownership, running a command to completion, stopping a server gently and then firmly.
+ * ownership, running a command to completion, signalling a server, finding missing shared libraries.
  *
- * <p>PostgreSQL's {@code initdb} and {@code postgres} refuse to run as root, and CI runs as root; so when the
- * effective uid is 0 those two run as {@code nobody:nogroup} through {@code setpriv} (util-linux, essential
- * on Debian; it execs, so the child's pid is the server's own pid) or, failing that, {@code runuser}.
+ * <p>PostgreSQL's {@code initdb} and {@code postgres} refuse to run as root, and CI (or a container) runs as
+ * root; so when the effective uid is 0 those two run as {@code nobody:nogroup} through {@code setpriv}
+ * (util-linux, essential on Debian; it execs, so the child's pid is the server's own pid) or, failing that,
+ * {@code runuser}.
+ *
+ * <p>Production code: {@code sluice quickstart} starts its embedded servers through these helpers.
  */
 final class Os {
 
     static final String UNPRIVILEGED_USER = "nobody";
     static final String UNPRIVILEGED_GROUP = "nogroup";
+
+    /** Shared libraries a fresh machine may lack, and how to get each on Debian/Ubuntu. */
+    private static final Map<String, String> LIBRARY_PACKAGES = Map.of(
+            "libaio.so.1", "apt-get install -y libaio1 (libaio1t64 on Ubuntu 24.04+ and Debian 13+)",
+            "libncurses.so.6", "apt-get install -y libncurses6",
+            "libtinfo.so.6", "apt-get install -y libtinfo6",
+            "libssl.so.3", "apt-get install -y libssl3",
+            "libcrypto.so.3", "apt-get install -y libssl3",
+            "libcrypt.so.1", "apt-get install -y libcrypt1",
+            "libz.so.1", "apt-get install -y zlib1g",
+            "libxml2.so.2", "apt-get install -y libxml2",
+            "libnuma.so.1", "apt-get install -y libnuma1");
 
     private Os() {
     }
@@ -57,8 +75,7 @@ final class Os {
             wrapped.addAll(List.of("/usr/sbin/runuser", "-u", UNPRIVILEGED_USER, "--"));
         } else {
             throw new IllegalStateException("PostgreSQL cannot run as root and neither setpriv nor runuser is here to"
-                    + " drop privileges: install util-linux (apt-get install -y util-linux) or run the build as a"
-                    + " non-root user");
+                    + " drop privileges: install util-linux (apt-get install -y util-linux) or run as a non-root user");
         }
         wrapped.addAll(command);
         return wrapped;
@@ -100,7 +117,7 @@ final class Os {
     }
 
     /**
-     * Whether a user other than the owner can reach {@code dir}: every existing ancestor needs o+x. A clone
+     * Whether a user other than the owner can reach {@code dir}: every existing ancestor needs o+x. A directory
      * under {@code /root} (mode 700) fails this, and then PostgreSQL's files must live elsewhere.
      */
     static boolean othersCanTraverse(Path dir) {
@@ -119,13 +136,34 @@ final class Os {
         return true;
     }
 
+    /** Creates {@code dir} and its missing parents, and opens each directory it created to others (r-x). */
+    static void createDirectoriesOpenToOthers(Path dir) {
+        List<Path> created = new ArrayList<>();
+        for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
+            created.add(p);
+        }
+        try {
+            Files.createDirectories(dir);
+            for (Path p : created) {
+                Set<PosixFilePermission> perms = EnumSet.copyOf(Files.getPosixFilePermissions(p));
+                perms.addAll(EnumSet.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_EXECUTE,
+                        PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_EXECUTE));
+                Files.setPosixFilePermissions(p, perms);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create " + dir + ": is the disk full or the directory read-only? "
+                    + e.getMessage(), e);
+        }
+    }
+
     /** Runs a command to completion; returns its combined output, or fails with it. */
-    static String run(List<String> command, Path workDir, long timeoutSeconds) {
+    static String run(List<String> command, Path workDir, Map<String, String> env, long timeoutSeconds) {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         if (workDir != null) {
             builder.directory(workDir.toFile());
         }
         builder.environment().put("LC_ALL", "C");
+        builder.environment().putAll(env);
         try {
             Process process = builder.start();
             process.getOutputStream().close();
@@ -148,14 +186,17 @@ final class Os {
         }
     }
 
-    /** Sends SIGINT (PostgreSQL's "fast" shutdown), waits, then kills. */
-    static void interruptThenKill(ProcessHandle process, long graceSeconds) {
+    /**
+     * Sends {@code signal} (e.g. {@code INT}, {@code TERM}) to the process, waits up to {@code graceSeconds} for
+     * it to exit, then kills it. Through the shell's builtin kill: /bin/kill comes from procps, which a
+     * minimal Debian lacks, and {@link ProcessHandle#destroy()} can only send TERM.
+     */
+    static void signalThenKill(ProcessHandle process, String signal, long graceSeconds) {
         if (!process.isAlive()) {
             return;
         }
         try {
-            // The shell's builtin kill: /bin/kill comes from procps, which a minimal Debian lacks.
-            new ProcessBuilder("/bin/sh", "-c", "kill -INT " + process.pid()).start().waitFor(5, TimeUnit.SECONDS);
+            new ProcessBuilder("/bin/sh", "-c", "kill -" + signal + " " + process.pid()).start().waitFor(5, TimeUnit.SECONDS);
         } catch (IOException e) {
             process.destroy();
         } catch (InterruptedException e) {
@@ -165,11 +206,62 @@ final class Os {
     }
 
     static void awaitExitOrKill(ProcessHandle process, long graceSeconds) {
-        try {
-            process.onExit().get(graceSeconds, TimeUnit.SECONDS);
-        } catch (Exception e) {
+        if (!awaitExit(process, graceSeconds)) {
             process.destroyForcibly();
+            awaitExit(process, 10);
         }
+    }
+
+    /**
+     * Waits until the process is gone or a zombie (exited; a server orphaned by a killed JVM is not our child,
+     * and where PID 1 does not reap, it stays a zombie). Polls /proc rather than using
+     * {@link ProcessHandle#onExit()}, which for a non-child backs off to seconds between checks.
+     */
+    static boolean awaitExit(ProcessHandle process, long timeoutSeconds) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (process.isAlive() && !isZombie(process.pid())) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isZombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // pid (comm) state ...: comm may contain spaces and parentheses, the state follows the last ')'.
+            int end = stat.lastIndexOf(')');
+            return end > 0 && end + 2 < stat.length() && stat.charAt(end + 2) == 'Z';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The shared libraries {@code binary} needs and this machine lacks, each with the package to install,
+     * from {@code ldd}; empty when ldd is missing or finds nothing missing.
+     */
+    static List<String> missingLibraries(Path binary, Map<String, String> env) {
+        List<String> missing = new ArrayList<>();
+        try {
+            String out = run(List.of("ldd", binary.toString()), null, env, 20);
+            for (String line : out.split("\n")) {
+                if (line.contains("not found")) {
+                    String lib = line.trim().split("\\s+")[0];
+                    missing.add(lib + ": " + LIBRARY_PACKAGES.getOrDefault(lib, "install the package that provides it"));
+                }
+            }
+        } catch (RuntimeException e) {
+            // ldd missing or the binary is not dynamic: nothing to report
+        }
+        return missing;
     }
 
     /** Last lines of a log file, for error messages. */
@@ -195,13 +287,31 @@ final class Os {
                 }
 
                 @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                    Files.deleteIfExists(dir);
+                public FileVisitResult visitFileFailed(Path file, IOException exc) {
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException exc) {
+                    try {
+                        Files.deleteIfExists(dir);
+                    } catch (IOException e) {
+                        // not empty: a file in it could not be deleted; go on with the rest
+                    }
                     return FileVisitResult.CONTINUE;
                 }
             });
         } catch (IOException e) {
-            // Leftovers of an old run only cost disk space; never fail a test run over them.
+            // Leftovers only cost disk space; never fail over them.
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", e);
         }
     }
 }
