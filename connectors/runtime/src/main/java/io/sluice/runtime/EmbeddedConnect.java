@@ -120,6 +120,8 @@ public final class EmbeddedConnect implements AutoCloseable {
     /**
      * Waits until the connector and all its tasks are RUNNING. Fails at once, with the stack trace, when the
      * connector or a task FAILED: a failed task never recovers by itself, so waiting longer only hides it.
+     * RUNNING is a moment, not a promise: a task that fails in its first {@code poll()} is reported RUNNING
+     * before it fails, so callers that run for long keep watching the status.
      */
     public ConnectorStatus awaitRunning(String name, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -12,14 +12,14 @@ import java.util.Map;
 
 /**
  * A minimal source connector for testing the worker itself: writes "tick-N" strings to {@code topic}, or
- * throws from {@code poll} when {@code fail=true}. Found by the worker's classpath plugin scan, like any
+ * throws from {@code start} when {@code fail=true}. Found by the worker's classpath plugin scan, like any
  * real connector.
  */
 public class TickSourceConnector extends SourceConnector {
 
     static final ConfigDef CONFIG = new ConfigDef()
             .define("topic", ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "Topic to write to")
-            .define("fail", ConfigDef.Type.BOOLEAN, false, ConfigDef.Importance.LOW, "Fail in poll")
+            .define("fail", ConfigDef.Type.BOOLEAN, false, ConfigDef.Importance.LOW, "Fail in start")
             .define("ticks", ConfigDef.Type.INT, 100, ConfigDef.Range.atLeast(0), ConfigDef.Importance.LOW,
                     "How many records to write");
 
@@ -66,13 +66,15 @@ public class TickSourceConnector extends SourceConnector {
             topic = props.get("topic");
             fail = Boolean.parseBoolean(props.getOrDefault("fail", "false"));
             ticks = Integer.parseInt(props.getOrDefault("ticks", "100"));
+            // Fail in start, not poll: a task that fails in poll is briefly RUNNING first, and a test that
+            // expects awaitRunning to report the failure would race with that window.
+            if (fail) {
+                throw new IllegalStateException("tick task asked to fail");
+            }
         }
 
         @Override
         public List<SourceRecord> poll() throws InterruptedException {
-            if (fail) {
-                throw new IllegalStateException("tick task asked to fail");
-            }
             if (next >= ticks) {
                 Thread.sleep(100);
                 return null;
