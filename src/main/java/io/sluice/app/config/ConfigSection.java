@@ -1,0 +1,43 @@
+package io.sluice.app.config;
+
+import io.sluice.spi.config.Setting;
+import io.sluice.spi.config.Settings;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One top-level section of the YAML config file.
+ *
+ * @param name        the YAML key ({@code source}, {@code copier}...)
+ * @param description what the section is for, for the generated reference
+ * @param declared    every setting the component declares (for copier and applier: their connector config)
+ * @param derived     keys of {@code declared} that Sluice fills in from other sections (pipeline name, URLs,
+ *                    tables...), each with where it comes from (e.g. {@code kafka.partitions}); they are not
+ *                    accepted in this section, so each thing is said once
+ */
+public record ConfigSection(String name, String description, Settings declared, Map<String, String> derived) {
+
+    public ConfigSection {
+        derived = Map.copyOf(derived);
+        for (String key : derived.keySet()) {
+            if (declared.get(key) == null) {
+                // Catches a renamed component setting at start-up and in the tests, not in a user's run.
+                throw new IllegalStateException(name + ": derived key " + key + " is not declared by the component");
+            }
+        }
+    }
+
+    public static ConfigSection of(String name, String description, Settings settings) {
+        return new ConfigSection(name, description, settings, Map.of());
+    }
+
+    /** The settings a user may write in this section. */
+    public Settings userSettings() {
+        if (derived.isEmpty()) {
+            return declared;
+        }
+        List<Setting<?>> own = declared.all().stream().filter(s -> !derived.containsKey(s.key())).toList();
+        return new Settings(declared.component(), own);
+    }
+}

@@ -1,0 +1,91 @@
+package io.sluice.app.http;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.sluice.app.progress.Phase;
+import io.sluice.app.progress.PipelineStatus;
+import io.sluice.app.progress.ProgressSource;
+import io.sluice.app.progress.TableProgress;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The Prometheus registry behind {@code /metrics}: JVM metrics, the run's status as gauges, and whatever
+ * the copier and applier record into Micrometer's global registry (this registry joins it, so components
+ * running in the embedded Connect worker need no reference to the CLI). Tags carry pipeline and table
+ * names only, never configuration values, so no secret can reach a metric.
+ */
+public final class SluiceMetrics implements AutoCloseable {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final AtomicReference<PipelineStatus> last = new AtomicReference<>();
+    private final ProgressSource source;
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+    private final MultiGauge rowsCopied;
+    private final MultiGauge rowsEstimated;
+    private final MultiGauge rowsPerSecond;
+
+    public SluiceMetrics(String pipeline, ProgressSource source) {
+        this.source = source;
+        registry.config().commonTags("pipeline", pipeline);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        gc.bindTo(registry);
+
+        for (Phase p : Phase.values()) {
+            Gauge.builder("sluice.phase", last, r -> r.get() != null && r.get().phase() == p ? 1 : 0)
+                    .tag("phase", p.name().toLowerCase(Locale.ROOT))
+                    .description("1 for the phase the run is in, 0 for the others").register(registry);
+        }
+        Gauge.builder("sluice.stream.lag", last, r -> r.get() == null || r.get().streamLag() == null
+                        ? Double.NaN : r.get().streamLag().toMillis() / 1000.0)
+                .baseUnit("seconds").description("How far the applied change stream is behind the source (NaN: unknown)")
+                .register(registry);
+        Gauge.builder("sluice.copy.paused", last, r -> r.get() != null && r.get().throttle().paused() ? 1 : 0)
+                .description("1 while the copy is paused").register(registry);
+        // Row counts carry no base unit: Prometheus naming would append it (sluice_copy_rows_copied_rows).
+        Gauge.builder("sluice.copy.rows.per.second.limit", last, r -> r.get() == null ? 0 : r.get().throttle().rowsPerSecondLimit())
+                .description("Copy rate limit (0: none)").register(registry);
+        rowsCopied = MultiGauge.builder("sluice.copy.rows.copied")
+                .description("Rows copied into the target, per table").register(registry);
+        rowsEstimated = MultiGauge.builder("sluice.copy.rows.estimated")
+                .description("The source's row estimate, per table").register(registry);
+        rowsPerSecond = MultiGauge.builder("sluice.copy.rows.per.second")
+                .description("Recent copy rate, per table").register(registry);
+        Metrics.globalRegistry.add(registry);
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Reads the status once and renders every meter in Prometheus text format. */
+    public String scrape() {
+        PipelineStatus s = source.status();
+        last.set(s);
+        List<TableProgress> tables = s.tables();
+        rowsCopied.register(tables.stream().map(t -> MultiGauge.Row.of(Tags.of("table", t.table()), t.rowsCopied())).toList(), true);
+        rowsEstimated.register(tables.stream().map(t -> MultiGauge.Row.of(Tags.of("table", t.table()), t.rowsEstimated())).toList(), true);
+        rowsPerSecond.register(tables.stream().map(t -> MultiGauge.Row.of(Tags.of("table", t.table()), t.rowsPerSecond())).toList(), true);
+        return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        Metrics.globalRegistry.remove(registry);
+        gc.close();
+        registry.close();
+    }
+}

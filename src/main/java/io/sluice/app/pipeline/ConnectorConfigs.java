@@ -1,0 +1,125 @@
+package io.sluice.app.pipeline;
+
+import io.sluice.app.config.ConfigSchema;
+import io.sluice.app.config.PlannedTable;
+import io.sluice.app.config.SluiceConfig;
+import io.sluice.app.config.ValidatedPlan;
+import io.sluice.applier.ApplierSettings;
+import io.sluice.applier.connect.ApplierSinkConnector;
+import io.sluice.copier.CopierConfig;
+import io.sluice.copier.connect.CopierConnectorConfig;
+import io.sluice.copier.connect.CopierSourceConnector;
+import io.sluice.copier.connect.TableList;
+import io.sluice.spi.config.ConfigException;
+import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.topic.Topics;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The three Kafka Connect connectors of a pipeline, derived from a validated plan: the Debezium source
+ * (the dialect's config), the copier source and the applier sink. The embedded runtime posts exactly these;
+ * {@code replicate --print-connector-configs} prints them for a Connect cluster.
+ *
+ * @param debezium name and config of the Debezium connector
+ * @param copier   name and config of the copier connector
+ * @param applier  name and config of the applier connector
+ */
+public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
+
+    /** A connector's name and its config map (insertion-ordered, for readable output). */
+    public record Named(String name, Map<String, String> config) {
+        public Named {
+            config = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(config));
+        }
+    }
+
+    static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
+    static final String HISTORY_BOOTSTRAP = "schema.history.internal.kafka.bootstrap.servers";
+    static final String HISTORY_TOPIC = "schema.history.internal.kafka.topic";
+
+    public List<Named> all() {
+        return List.of(debezium, copier, applier);
+    }
+
+    /**
+     * @param bootstrapServers the Kafka cluster the connectors' own clients use (copier admin, MariaDB schema history)
+     */
+    public static ConnectorConfigs of(ValidatedPlan plan, String bootstrapServers) {
+        SluiceConfig cfg = plan.config();
+        if (!cfg.tables().mappings().isEmpty()) {
+            // Validation checks mappings already, so configs written today stay valid; the applier cannot apply them yet.
+            throw new ConfigException(List.of("tables.mapping: renaming tables or columns is not supported by the applier "
+                    + "yet; remove tables.mapping (target.schema does work)"));
+        }
+        String pipeline = cfg.pipelineName();
+        int partitions = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_PARTITIONS);
+        Integer replication = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_REPLICATION);
+        List<TableId> tables = plan.tables().stream().map(t -> t.source().id()).toList();
+        String sourceUrl = cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL);
+        String sourceUser = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER));
+        String sourcePassword = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD));
+
+        StreamSpec spec = new StreamSpec(pipeline, sourceUrl, sourceUser, sourcePassword, tables,
+                cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT), partitions);
+        Map<String, String> dbz = new LinkedHashMap<>(plan.sourceDialect().debeziumConfig(spec));
+        if (dbz.containsKey(HISTORY_TOPIC) && dbz.get(HISTORY_BOOTSTRAP) == null) {
+            dbz.put(HISTORY_BOOTSTRAP, bootstrapServers);
+        }
+        if (replication != null) {
+            dbz.put("topic.creation.default.replication.factor", String.valueOf(replication));
+        }
+
+        Map<String, String> copier = new LinkedHashMap<>();
+        copier.put("connector.class", CopierSourceConnector.class.getName());
+        copier.put("tasks.max", String.valueOf(cfg.get(ConfigSchema.COPIER, CopierConfig.PARALLELISM)));
+        copier.put("key.converter", BYTE_ARRAY_CONVERTER);
+        copier.put("value.converter", BYTE_ARRAY_CONVERTER);
+        // A chunk is one Kafka transaction (docs/design/merge.md); the worker needs exactly.once.source.support=enabled.
+        copier.put("exactly.once.support", "required");
+        copier.put("transaction.boundary", "poll");
+        copier.put(CopierConnectorConfig.PIPELINE.key(), pipeline);
+        copier.put(CopierConnectorConfig.TABLES.key(), TableList.format(tables));
+        copier.put(CopierConnectorConfig.PARTITIONS.key(), String.valueOf(partitions));
+        copier.put(CopierConnectorConfig.JDBC_URL.key(), sourceUrl);
+        copier.put(CopierConnectorConfig.USER.key(), sourceUser);
+        copier.put(CopierConnectorConfig.PASSWORD.key(), sourcePassword);
+        copier.put(CopierConnectorConfig.BOOTSTRAP.key(), bootstrapServers);
+        copier.put(CopierConnectorConfig.REPLICATION.key(), String.valueOf(replication == null ? -1 : replication));
+        copier.putAll(cfg.values(ConfigSchema.COPIER).toProperties());
+        CopierConnectorConfig.parse(copier); // the copier's own rules, before anything is posted
+
+        Map<String, String> applier = new LinkedHashMap<>();
+        applier.put(ApplierSettings.PIPELINE.key(), pipeline);
+        applier.put(ApplierSettings.TABLES.key(), String.join(",", tables.stream().map(TableId::toString).toList()));
+        applier.put(ApplierSettings.SOURCE_URL.key(), sourceUrl);
+        applier.put(ApplierSettings.SOURCE_USER.key(), sourceUser);
+        applier.put(ApplierSettings.SOURCE_PASSWORD.key(), sourcePassword);
+        applier.put(ApplierSettings.TARGET_URL.key(), cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_URL));
+        applier.put(ApplierSettings.TARGET_USER.key(), nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_USER)));
+        applier.put(ApplierSettings.TARGET_PASSWORD.key(), nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_PASSWORD)));
+        applier.put(ApplierSettings.TARGET_SCHEMA.key(), nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA)));
+        applier.put(ApplierSettings.PARTITIONS.key(), String.valueOf(partitions));
+        applier.put(ApplierSettings.CREATE_TABLES.key(), String.valueOf(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES)));
+        applier.putAll(cfg.values(ConfigSchema.APPLIER).toProperties());
+        // One task per partition pair is the applier's most parallel layout (merge.md: a task owns partition p of both topics).
+        Map<String, String> sink = ApplierSinkConnector.connectorConfig(applier, partitions);
+
+        return new ConnectorConfigs(new Named(pipeline + "-debezium", dbz), new Named(pipeline + "-copier", copier),
+                new Named(pipeline + "-applier", sink));
+    }
+
+    /** Every topic the pipeline uses for its tables (change and copy), which the runtime creates up front. */
+    public static List<String> topics(ValidatedPlan plan) {
+        String pipeline = plan.config().pipelineName();
+        return plan.tables().stream().map(PlannedTable::source).flatMap(t -> List.of(
+                Topics.changeTopic(pipeline, t.id()), Topics.copyTopic(pipeline, t.id())).stream()).toList();
+    }
+
+    private static String nonNull(String s) {
+        return s == null ? "" : s;
+    }
+}

@@ -1,0 +1,154 @@
+package io.sluice.app.pipeline;
+
+import io.sluice.app.config.ConfigSchema;
+import io.sluice.app.config.SluiceConfig;
+import io.sluice.runtime.EmbeddedConnect;
+import io.sluice.runtime.EmbeddedKafka;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Where a pipeline's connectors run: Kafka for the topics, a Connect worker's REST API for the connectors.
+ * <ul>
+ *   <li>no {@code kafka.bootstrap-servers}: an in-process KRaft broker and Connect worker, data under
+ *       {@code kafka.state-dir/<pipeline>/} so that a restart resumes;</li>
+ *   <li>{@code kafka.bootstrap-servers} only: an in-process Connect worker on that cluster;</li>
+ *   <li>with {@code kafka.connect-url}: nothing in-process, the connectors go to that Connect cluster.</li>
+ * </ul>
+ */
+public final class PipelineRuntime implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PipelineRuntime.class);
+
+    private final EmbeddedKafka kafka;
+    private final EmbeddedConnect connect;
+    private final String bootstrapServers;
+    private final ConnectClient client;
+    private final Admin admin;
+    private final boolean inProcessWorker;
+    private final String groupId;
+
+    private PipelineRuntime(EmbeddedKafka kafka, EmbeddedConnect connect, String bootstrapServers, ConnectClient client,
+                            Admin admin, boolean inProcessWorker, String groupId) {
+        this.kafka = kafka;
+        this.connect = connect;
+        this.bootstrapServers = bootstrapServers;
+        this.client = client;
+        this.admin = admin;
+        this.inProcessWorker = inProcessWorker;
+        this.groupId = groupId;
+    }
+
+    public static PipelineRuntime start(SluiceConfig config) {
+        String name = config.pipelineName();
+        String servers = config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP);
+        String connectUrl = config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_CONNECT_URL);
+        EmbeddedKafka kafka = null;
+        EmbeddedConnect connect = null;
+        Admin admin = null;
+        try {
+            if (config.embeddedKafka()) {
+                Path dir = Path.of(config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(name).resolve("kafka");
+                log.info("Starting the embedded Kafka broker (data in {})", dir.toAbsolutePath());
+                kafka = EmbeddedKafka.builder(dir).port(stablePort(dir)).start();
+                servers = kafka.bootstrapServers();
+                savePort(dir, kafka.port());
+            }
+            admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers));
+            if (connectUrl != null) {
+                return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null);
+            }
+            log.info("Starting the embedded Kafka Connect worker");
+            String group = "sluice-" + name;
+            EmbeddedConnect.Builder worker = EmbeddedConnect.builder(servers).groupId(group)
+                    // The copier writes each chunk in one Kafka transaction (docs/design/merge.md).
+                    .config("exactly.once.source.support", "enabled")
+                    // Plugins are on the class path; their ServiceLoader entries are enough, no scanning.
+                    .config("plugin.discovery", "service_load");
+            if (kafka == null) {
+                // A real cluster: its default replication for the worker's internal topics, not the embedded 1.
+                worker.config("config.storage.replication.factor", "-1")
+                        .config("offset.storage.replication.factor", "-1")
+                        .config("status.storage.replication.factor", "-1");
+            }
+            connect = worker.start();
+            return new PipelineRuntime(kafka, connect, servers, new ConnectClient(connect.restUrl()), admin, true, group);
+        } catch (RuntimeException e) {
+            closeQuietly(connect);
+            closeQuietly(admin);
+            closeQuietly(kafka);
+            throw e;
+        }
+    }
+
+    /**
+     * The broker's port from the previous run on this state directory (0 the first time). It must not change:
+     * the stored connector configs name it (the copier's admin client, MariaDB's schema history), and the
+     * worker restarts those connectors with their stored configs before they can be updated.
+     */
+    private static int stablePort(Path kafkaDir) {
+        Path file = kafkaDir.resolveSibling("kafka.port");
+        try {
+            return Files.exists(file) ? Integer.parseInt(Files.readString(file).trim()) : 0;
+        } catch (IOException | NumberFormatException e) {
+            log.warn("Ignoring unreadable {}: {}", file, e.toString());
+            return 0;
+        }
+    }
+
+    private static void savePort(Path kafkaDir, int port) {
+        try {
+            Files.writeString(kafkaDir.resolveSibling("kafka.port"), port + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + kafkaDir.resolveSibling("kafka.port"), e);
+        }
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public ConnectClient connect() {
+        return client;
+    }
+
+    public Admin admin() {
+        return admin;
+    }
+
+    /** The in-process worker's offsets topic (where the copier's progress is committed), or null on a Connect cluster. */
+    public String offsetsTopic() {
+        return connect == null ? null : groupId + "-offsets";
+    }
+
+    /** Whether the connectors run in this JVM (then their Micrometer meters are readable here). */
+    public boolean inProcessWorker() {
+        return inProcessWorker;
+    }
+
+    /** Stops the worker first (its tasks flush offsets and commit), then the broker. Connectors stay registered. */
+    @Override
+    public void close() {
+        closeQuietly(connect);
+        closeQuietly(admin);
+        closeQuietly(kafka);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            log.warn("Stopping {} failed: {}", c.getClass().getSimpleName(), e.toString());
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package io.sluice.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.app.config.ConfigLoader;
+import io.sluice.app.config.ConfigSchema;
+import io.sluice.app.config.ConfigValidator;
+import io.sluice.app.config.PlannedTable;
+import io.sluice.app.config.SluiceConfig;
+import io.sluice.app.config.ValidatedPlan;
+import io.sluice.app.http.HttpEndpoint;
+import io.sluice.app.http.SluiceMetrics;
+import io.sluice.app.log.SecretMasker;
+import io.sluice.app.pipeline.ConnectorConfigs;
+import io.sluice.app.pipeline.Pipeline;
+import io.sluice.app.pipeline.PipelineRuntime;
+import io.sluice.app.progress.ProgressDisplay;
+import io.sluice.app.progress.ProgressFormat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/** {@code sluice replicate --config FILE}: validate everything, then copy and stream until stopped. */
+@Command(name = "replicate", mixinStandardHelpOptions = true,
+        description = {"Copy the configured tables into the target and keep streaming their changes until stopped.",
+                "Everything is validated first (config, servers, privileges, tables); nothing is created when validation fails.",
+                "Ctrl-C stops cleanly; running the same command again resumes."})
+final class ReplicateCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    private java.io.PrintWriter out() {
+        return spec.commandLine().getOut();
+    }
+    private static final Logger log = LoggerFactory.getLogger(ReplicateCommand.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** How the servers are checked; tests substitute fakes for the databases. */
+    static Supplier<ConfigValidator> validators = ConfigValidator::standard;
+
+    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE", description = "The YAML config file.")
+    private Path config;
+
+    @Option(names = "--validate-only", description = "Check the config file and the servers, print the plan, and exit (0 when all is well).")
+    private boolean validateOnly;
+
+    @Option(names = "--print-connector-configs",
+            description = "Print the Debezium, copier and applier connector configs (JSON for a Connect cluster's REST API) instead of running them.")
+    private boolean printConnectorConfigs;
+
+    @Override
+    public Integer call() {
+        SluiceConfig cfg = ConfigLoader.load(config);
+        log.info("configuration from {}:", config);
+        for (String line : cfg.describe()) {
+            log.info("  {}", line);
+        }
+        ValidatedPlan plan = validators.get().validate(cfg);
+        // With --print-connector-configs stdout is JSON only (to pipe into curl); the plan goes to the log then.
+        java.util.function.Consumer<String> say = printConnectorConfigs ? line -> log.info("{}", line) : out()::println;
+        say.accept("configuration is valid: " + plan.tables().size() + (plan.tables().size() == 1 ? " table" : " tables")
+                + " from " + plan.sourceDialect().name() + " to " + plan.targetDialect().name()
+                + (cfg.embeddedKafka() ? " (embedded Kafka)" : ""));
+        for (PlannedTable t : plan.tables()) {
+            say.accept("  " + t.source().id() + " -> " + t.target()
+                    + (t.targetExists() ? " (exists)" : " (to be created)")
+                    + "  ~" + ProgressFormat.count(t.estimatedRows()) + " rows, key " + t.source().keyColumns().stream()
+                    .map(c -> c.name()).toList());
+        }
+        if (validateOnly) {
+            return ExitCode.OK.code();
+        }
+        if (printConnectorConfigs) {
+            return printConnectorConfigs(plan);
+        }
+        return run(plan);
+    }
+
+    /** JSON documents for {@code POST /connectors} of a Connect cluster; passwords masked (fill them in, or use a config provider). */
+    private int printConnectorConfigs(ValidatedPlan plan) {
+        SluiceConfig cfg = plan.config();
+        if (cfg.embeddedKafka()) {
+            throw new CliFailure(ExitCode.CONFIG_ERROR, "--print-connector-configs is for a Connect cluster: set kafka.bootstrap-servers "
+                    + "to the cluster's Kafka (the connectors' own clients need it)");
+        }
+        ConnectorConfigs configs = ConnectorConfigs.of(plan, cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP));
+        ArrayNode out = JSON.createArrayNode();
+        for (ConnectorConfigs.Named c : configs.all()) {
+            ObjectNode n = out.addObject();
+            n.put("name", c.name());
+            n.set("config", JSON.valueToTree(c.config()));
+        }
+        out().println(SecretMasker.mask(out.toPrettyString()));
+        log.warn("Passwords are shown as {}: replace them, or reference them through a Connect config provider", SecretMasker.MASK);
+        return ExitCode.OK.code();
+    }
+
+    private int run(ValidatedPlan plan) {
+        SluiceConfig cfg = plan.config();
+        Pipeline pipeline = new Pipeline(plan, p -> PipelineRuntime.start(p.config()));
+        Thread main = Thread.currentThread();
+        CountDownLatch finished = new CountDownLatch(1);
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread hook = new Thread(() -> {
+            // Ctrl-C / SIGTERM: let the main thread stop everything in order, then let the JVM exit (130 for SIGINT).
+            stop.set(true);
+            main.interrupt();
+            try {
+                finished.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "sluice-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        SluiceMetrics metrics = new SluiceMetrics(cfg.pipelineName(), pipeline);
+        HttpEndpoint http = null;
+        ProgressDisplay display = null;
+        try {
+            if (cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_ENABLED)) {
+                http = HttpEndpoint.start(cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_BIND), cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_PORT),
+                        pipeline, metrics, () -> pipeline.controllable() ? pipeline : null);
+            }
+            display = ProgressDisplay.start(pipeline, Duration.ofSeconds(30));
+            pipeline.start();
+            while (!stop.get()) {
+                if (!pipeline.refresh()) {
+                    throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + pipeline.status().error()
+                            + " (running the same command again resumes once the cause is fixed)");
+                }
+                Thread.sleep(1000);
+            }
+            return ExitCode.INTERRUPTED.code();
+        } catch (InterruptedException | RuntimeException e) {
+            if (stop.get()) {
+                log.info("Stopping on request; running the same command again resumes");
+                return ExitCode.INTERRUPTED.code();
+            }
+            if (e instanceof CliFailure f) {
+                throw f;
+            }
+            throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + e.getMessage(), e);
+        } catch (java.io.IOException e) {
+            throw new CliFailure(ExitCode.RUNTIME_FAILURE, "cannot start the HTTP endpoint: " + e.getMessage(), e);
+        } finally {
+            if (display != null) {
+                display.close();
+            }
+            pipeline.close();
+            if (http != null) {
+                http.close();
+            }
+            metrics.close();
+            finished.countDown();
+            if (!stop.get()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException ignored) {
+                    // already shutting down
+                }
+            }
+        }
+    }
+}
