@@ -57,7 +57,7 @@ public final class ConfigReference {
         md.append("<!-- Generated from the settings declarations (io.sluice.app.config.ConfigSchema and the copier's and "
                 + "applier's settings). Do not edit: regenerate with\n     ").append(REGENERATE).append("\n-->\n\n");
         md.append("""
-                `sluice replicate --config FILE` reads one YAML file. Every key is listed below with its type, default and unit.
+                `sluice replicate --config FILE` (and `sluice verify`) reads one YAML file. Every key is listed below with its type, default and unit.
                 All problems in a file are reported at once, each with the key to fix and the form it expects; unknown keys
                 get a suggestion. `sluice replicate --config FILE --validate-only` checks the file and the servers without
                 changing anything.

@@ -5,6 +5,7 @@ import io.sluice.copier.CopierConfig;
 import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
+import io.sluice.verify.VerifyConfig;
 
 import java.time.Duration;
 import java.util.List;
@@ -149,8 +150,12 @@ public final class ConfigSchema {
                     Map.entry(ApplierSettings.PARTITIONS.key(), "kafka.partitions"),
                     Map.entry(ApplierSettings.CREATE_TABLES.key(), "target.create-tables")));
 
+    public static final ConfigSection VERIFY = ConfigSection.of("verify",
+            "How `sluice verify` compares source and target: chunk size, how long differences may take to converge, "
+                    + "how many differing keys are reported.", VerifyConfig.SETTINGS);
+
     /** All sections, in the order of the reference and the effective-config log. */
-    public static final List<ConfigSection> SECTIONS = List.of(PIPELINE, SOURCE, TARGET, TABLES, KAFKA, HTTP, COPIER, APPLIER);
+    public static final List<ConfigSection> SECTIONS = List.of(PIPELINE, SOURCE, TARGET, TABLES, KAFKA, HTTP, COPIER, APPLIER, VERIFY);
 
     public static ConfigSection section(String name) {
         return SECTIONS.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);

@@ -66,6 +66,14 @@ public final class ConfigValidator {
         return new ConfigValidator(ConfigValidator::openJdbc, ConfigValidator::listTables, ServiceChecks.standard());
     }
 
+    /**
+     * The database checks only, not Kafka, Connect, the state directory or the HTTP port: for commands that run
+     * beside a running pipeline ({@code sluice verify}), whose port and state are taken by it.
+     */
+    public static ConfigValidator databasesOnly() {
+        return new ConfigValidator(ConfigValidator::openJdbc, ConfigValidator::listTables, ServiceChecks.none());
+    }
+
     public ValidatedPlan validate(SluiceConfig config) {
         List<String> problems = new ArrayList<>();
         SourceDialect sourceDialect = Dialects.source(config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL));

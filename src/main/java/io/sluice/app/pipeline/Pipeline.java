@@ -176,7 +176,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
                 runtime.admin().createTopics(missing).all().get();
                 log.info("Created topics {}", missing.stream().map(NewTopic::name).toList());
             }
-            for (var d : runtime.admin().describeTopics(topics.stream().map(NewTopic::name).toList()).allTopicNames().get().values()) {
+            for (var d : describeWhenVisible(topics.stream().map(NewTopic::name).toList())) {
                 if (d.partitions().size() != partitions) {
                     throw new IllegalStateException("topic " + d.name() + " has " + d.partitions().size() + " partitions, but "
                             + "kafka.partitions is " + partitions + ": change and copy topics must have equal counts; "
@@ -190,6 +190,26 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
+        }
+    }
+
+    /**
+     * The topics' descriptions. Topics just created may not be in the broker's metadata yet (KRaft propagates
+     * them asynchronously: describe answers UnknownTopicOrPartition for a moment), so that is retried briefly.
+     */
+    private java.util.Collection<org.apache.kafka.clients.admin.TopicDescription> describeWhenVisible(List<String> names)
+            throws ExecutionException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                return runtime.admin().describeTopics(names).allTopicNames().get().values();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                        || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
         }
     }
 
