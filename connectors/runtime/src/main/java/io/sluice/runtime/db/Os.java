@@ -17,6 +17,7 @@ import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +60,17 @@ final class Os {
             return uid instanceof Integer i && i == 0;
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return "root".equals(System.getProperty("user.name"));
+        }
+    }
+
+    /** Fails with what to do instead unless this is linux-amd64, the only platform the bundled binaries are for. */
+    static void requireLinuxAmd64(String product) {
+        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch");
+        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+            throw new IllegalStateException("The bundled " + product + " binaries are for linux-amd64 only, and this is "
+                    + System.getProperty("os.name") + "/" + arch + ": install " + product + " and use the installed"
+                    + " binaries (server mode 'installed')");
         }
     }
 

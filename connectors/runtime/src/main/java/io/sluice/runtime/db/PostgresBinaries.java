@@ -1,6 +1,5 @@
 package io.sluice.runtime.db;
 
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.tukaani.xz.XZInputStream;
 
@@ -12,12 +11,10 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -76,13 +73,7 @@ final class PostgresBinaries {
     }
 
     private static Path fromMavenArtifact(Path cache) {
-        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch");
-        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-            throw new IllegalStateException("The bundled PostgreSQL binaries are for linux-amd64 only, and this is "
-                    + System.getProperty("os.name") + "/" + arch + ": install PostgreSQL and use the installed binaries"
-                    + " (server mode 'installed')");
-        }
+        Os.requireLinuxAmd64("PostgreSQL");
         URL resource = PostgresBinaries.class.getClassLoader().getResource(RESOURCE);
         if (resource == null) {
             throw new IllegalStateException(RESOURCE + " is not on the classpath: it comes with"
@@ -97,24 +88,7 @@ final class PostgresBinaries {
     private static void unpack(URL resource, Path target) {
         try (InputStream raw = new BufferedInputStream(resource.openStream(), 1 << 16);
              TarArchiveInputStream tar = new TarArchiveInputStream(new XZInputStream(raw))) {
-            TarArchiveEntry entry;
-            while ((entry = tar.getNextEntry()) != null) {
-                Path out = target.resolve(entry.getName()).normalize();
-                if (!out.startsWith(target)) {
-                    throw new IOException("Archive entry escapes the target directory: " + entry.getName());
-                }
-                if (entry.isDirectory()) {
-                    Files.createDirectories(out);
-                } else if (entry.isSymbolicLink()) {
-                    Files.createDirectories(out.getParent());
-                    Files.deleteIfExists(out);
-                    Files.createSymbolicLink(out, Path.of(entry.getLinkName()));
-                } else {
-                    Files.createDirectories(out.getParent());
-                    Files.copy(tar, out, StandardCopyOption.REPLACE_EXISTING);
-                    Files.setPosixFilePermissions(out, permissions(entry.getMode()));
-                }
-            }
+            Archives.untar(tar, target, true, PostgresBinaries::permissions);
             // Whatever the umask, directories must be open to the unprivileged server user.
             try (Stream<Path> all = Files.walk(target)) {
                 for (Path p : (Iterable<Path>) all::iterator) {
