@@ -335,11 +335,8 @@ public class MariaDbSourceDialect implements SourceDialect {
 
     @Override
     public SnapshotPosition beginChunk(Connection c) throws SQLException {
-        if (c.getTransactionIsolation() != Connection.TRANSACTION_REPEATABLE_READ) {
-            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);   // a consistent snapshot needs RR
-        }
+        prepareChunkConnection(c);
         try (Statement s = c.createStatement()) {
-            s.execute("SET time_zone = '+00:00'");   // TIMESTAMP columns are read as UTC wall time
             s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
             String file = null;
             long pos = -1;
@@ -358,6 +355,16 @@ public class MariaDbSourceDialect implements SourceDialect {
                 throw new SQLException("the server reports no binlog_snapshot_file/position: is log_bin enabled?");
             }
             return new BinlogSnapshot(file, pos, null);
+        }
+    }
+
+    /** Session settings of a chunk connection, before its transaction starts (also MySQL's). */
+    static void prepareChunkConnection(Connection c) throws SQLException {
+        if (c.getTransactionIsolation() != Connection.TRANSACTION_REPEATABLE_READ) {
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);   // a consistent snapshot needs RR
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SET time_zone = '+00:00'");   // TIMESTAMP columns are read as UTC wall time
         }
     }
 

@@ -37,7 +37,35 @@ final class PgBinaryCopyWriter implements BulkWriter {
     private final PgTargetTable target;
     private final String sql;
     private final ByteSink buf = new ByteSink(FLUSH_BYTES + 64 * 1024);
+    /** The target column types, resolved once: a String switch per value cost a hash and an equals each time. */
+    private final Wire[] wires;
     private CopyIn copy;
+
+    /** Binary COPY encodings, one per supported target type family. */
+    private enum Wire { BOOL, INT2, INT4, OID, INT8, FLOAT4, FLOAT8, NUMERIC, BYTEA, UUID, JSONB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TEXT, UNSUPPORTED }
+
+    private static Wire wire(String type) {
+        return switch (type) {
+            case "bool" -> Wire.BOOL;
+            case "int2" -> Wire.INT2;
+            case "int4" -> Wire.INT4;
+            case "oid" -> Wire.OID;
+            case "int8" -> Wire.INT8;
+            case "float4" -> Wire.FLOAT4;
+            case "float8" -> Wire.FLOAT8;
+            case "numeric" -> Wire.NUMERIC;
+            case "bytea" -> Wire.BYTEA;
+            case "uuid" -> Wire.UUID;
+            case "jsonb" -> Wire.JSONB;
+            case "date" -> Wire.DATE;
+            case "time" -> Wire.TIME;
+            case "timestamp" -> Wire.TIMESTAMP;
+            case "timestamptz" -> Wire.TIMESTAMPTZ;
+            // text_recv-compatible types: the binary form is the UTF-8 text
+            case "text", "varchar", "bpchar", "name", "citext", "json", "xml", "enum" -> Wire.TEXT;
+            default -> Wire.UNSUPPORTED;
+        };
+    }
 
     PgBinaryCopyWriter(Connection connection, TableDef plan, PgTargetTable target) {
         this.connection = connection;
@@ -48,6 +76,10 @@ final class PgBinaryCopyWriter implements BulkWriter {
             cols.add(PostgresTypes.quote(plan.column(i).name()));
         }
         this.sql = "COPY " + target.qualified() + " (" + String.join(", ", cols) + ") FROM STDIN (FORMAT binary)";
+        this.wires = new Wire[target.types().length];
+        for (int i = 0; i < wires.length; i++) {
+            wires[i] = wire(target.types()[i]);
+        }
     }
 
     @Override
@@ -99,47 +131,46 @@ final class PgBinaryCopyWriter implements BulkWriter {
         if (v == Unavailable.VALUE) {
             throw new IllegalArgumentException("copy row for " + plan.id() + " holds an unavailable value in column " + plan.column(i).name());
         }
-        String type = target.types()[i];
+        Wire wire = wires[i];
         try {
-            switch (type) {
-                case "bool" -> fixed(1).writeByte(bool(v) ? 1 : 0);
-                case "int2" -> {
+            switch (wire) {
+                case BOOL -> fixed(1).writeByte(bool(v) ? 1 : 0);
+                case INT2 -> {
                     long x = integral(v);
                     check(x >= Short.MIN_VALUE && x <= Short.MAX_VALUE, v);
                     fixed(2).writeByte((int) (x >>> 8));
                     buf.writeByte((int) x);
                 }
-                case "int4", "oid" -> {
+                case INT4, OID -> {
                     long x = integral(v);
-                    check(type.equals("oid") ? x >= 0 && x <= 0xFFFF_FFFFL : x >= Integer.MIN_VALUE && x <= Integer.MAX_VALUE, v);
+                    check(wire == Wire.OID ? x >= 0 && x <= 0xFFFF_FFFFL : x >= Integer.MIN_VALUE && x <= Integer.MAX_VALUE, v);
                     fixed(4).writeInt((int) x);
                 }
-                case "int8" -> fixed(8).writeLong(integral(v));
-                case "float4" -> fixed(4).writeInt(Float.floatToIntBits(((Number) v).floatValue()));
-                case "float8" -> fixed(8).writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
-                case "numeric" -> numeric(v instanceof BigDecimal d ? d : new BigDecimal(v.toString()));
-                case "bytea" -> variable((byte[]) v);
-                case "uuid" -> {
+                case INT8 -> fixed(8).writeLong(integral(v));
+                case FLOAT4 -> fixed(4).writeInt(Float.floatToIntBits(((Number) v).floatValue()));
+                case FLOAT8 -> fixed(8).writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
+                case NUMERIC -> numeric(v instanceof BigDecimal d ? d : new BigDecimal(v.toString()));
+                case BYTEA -> variable((byte[]) v);
+                case UUID -> {
                     UUID u = v instanceof UUID x ? x : UUID.fromString(v.toString());
                     fixed(16).writeLong(u.getMostSignificantBits());
                     buf.writeLong(u.getLeastSignificantBits());
                 }
-                case "jsonb" -> {
+                case JSONB -> {
                     byte[] b = text(v);
                     buf.writeInt(b.length + 1);
                     buf.writeByte(1);
                     buf.writeBytes(b, 0, b.length);
                 }
-                case "date" -> fixed(4).writeInt(Math.toIntExact(((LocalDate) v).toEpochDay() - PG_EPOCH_DATE.toEpochDay()));
-                case "time" -> fixed(8).writeLong(((LocalTime) v).toNanoOfDay() / 1000);
-                case "timestamp" -> fixed(8).writeLong(micros(((LocalDateTime) v).toEpochSecond(ZoneOffset.UTC), ((LocalDateTime) v).getNano()));
-                case "timestamptz" -> {
+                case DATE -> fixed(4).writeInt(Math.toIntExact(((LocalDate) v).toEpochDay() - PG_EPOCH_DATE.toEpochDay()));
+                case TIME -> fixed(8).writeLong(((LocalTime) v).toNanoOfDay() / 1000);
+                case TIMESTAMP -> fixed(8).writeLong(micros(((LocalDateTime) v).toEpochSecond(ZoneOffset.UTC), ((LocalDateTime) v).getNano()));
+                case TIMESTAMPTZ -> {
                     Instant t = v instanceof Instant x ? x : ((LocalDateTime) v).toInstant(ZoneOffset.UTC);
                     fixed(8).writeLong(micros(t.getEpochSecond(), t.getNano()));
                 }
-                // text_recv-compatible types: the binary form is the UTF-8 text
-                case "text", "varchar", "bpchar", "name", "citext", "json", "xml", "enum" -> variable(text(v));
-                default -> throw new IllegalArgumentException("target type " + target.formatted()[i] + " has no binary COPY encoding in Sluice");
+                case TEXT -> variable(text(v));
+                case UNSUPPORTED -> throw new IllegalArgumentException("target type " + target.formatted()[i] + " has no binary COPY encoding in Sluice");
             }
         } catch (ClassCastException | ArithmeticException | IllegalArgumentException e) {
             throw new IllegalArgumentException("column " + target.id() + "." + plan.column(i).name() + " (" + target.formatted()[i]

@@ -39,6 +39,17 @@ public final class Settings {
         return byKey.get(key);
     }
 
+    /** The entries of {@code config} whose keys these settings declare (a Connect config also holds Connect's own). */
+    public Map<String, String> own(Map<String, String> config) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (String key : byKey.keySet()) {
+            if (config.containsKey(key)) {
+                out.put(key, config.get(key));
+            }
+        }
+        return out;
+    }
+
     /**
      * Parses raw values (after {@code ${env:…}}/{@code ${file:…}} resolution). Unknown keys, missing required
      * keys, wrong types and failed validators are all collected.

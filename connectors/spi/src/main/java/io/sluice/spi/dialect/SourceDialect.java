@@ -15,7 +15,8 @@ import java.util.Map;
 
 /**
  * What Sluice needs to know about a source database engine. One implementation per engine family
- * (PostgreSQL; MariaDB; MySQL 8), found through {@link Dialects}. Implementations are stateless.
+ * (PostgreSQL; MariaDB; MySQL 8), found through {@link Dialects}. Implementations are stateless; what
+ * one copy worker keeps between chunks lives in its {@link ChunkSession}.
  */
 public interface SourceDialect {
 
@@ -52,13 +53,40 @@ public interface SourceDialect {
     // ---- chunks -----------------------------------------------------------------------------------
 
     /**
-     * Starts one chunk's short transaction on {@code connection} (auto-commit off) and returns the log
-     * position of its snapshot, taken so that the chunk's SELECT sees exactly the transactions
-     * {@link SnapshotPosition#sees} says it sees.
+     * The chunk transactions of one worker on {@code table}; the copier reads every chunk through one and closes
+     * it when the worker stops. The default runs {@link #beginChunk}/{@link #endChunk} on the chunk's own
+     * connection; a dialect whose snapshot position needs more (a table lock on a second connection from
+     * {@code source}) overrides it. Opens nothing until the first chunk.
+     */
+    default ChunkSession chunkSession(ConnectionFactory source, TableDef table) {
+        return new ChunkSession() {
+            @Override
+            public SnapshotPosition begin(Connection chunk) throws SQLException {
+                return beginChunk(chunk);
+            }
+
+            @Override
+            public void end(Connection chunk) throws SQLException {
+                endChunk(chunk);
+            }
+
+            @Override
+            public void close() {
+                // nothing beyond the chunk connection, which the worker owns
+            }
+        };
+    }
+
+    /**
+     * The single-connection chunk transaction behind the default {@link #chunkSession}: starts one chunk's
+     * short transaction on {@code connection} and returns the log position of its snapshot, taken so that the
+     * chunk's SELECT sees exactly the transactions {@link SnapshotPosition#sees} says it sees. A dialect that
+     * cannot do this on one connection (MySQL) overrides {@link #chunkSession} and refuses this. Callers use
+     * {@link #chunkSession}.
      */
     SnapshotPosition beginChunk(Connection connection) throws SQLException;
 
-    /** Ends the chunk's transaction (read-only: a rollback is fine). */
+    /** Ends a transaction {@link #beginChunk} started (read-only: a rollback is fine). */
     void endChunk(Connection connection) throws SQLException;
 
     /**

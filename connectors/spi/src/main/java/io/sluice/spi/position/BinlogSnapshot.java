@@ -3,11 +3,21 @@ package io.sluice.spi.position;
 import java.util.Objects;
 
 /**
- * The binlog coordinates consistent with a chunk's InnoDB snapshot: on MariaDB,
- * {@code START TRANSACTION WITH CONSISTENT SNAPSHOT} followed by the {@code binlog_snapshot_file} /
- * {@code binlog_snapshot_position} status variables. Every transaction that starts before that point in the
- * binlog is visible in the snapshot, none after it, because binlog transactions are contiguous and the
- * server takes both under the same commit lock.
+ * The binlog coordinates consistent with a chunk's InnoDB snapshot. Every transaction that starts before that point
+ * in the binlog is visible in the snapshot, none after it (binlog transactions are contiguous, so a point between
+ * two of them splits them cleanly). How the point is found differs:
+ * <ul>
+ *   <li><b>MariaDB</b>: {@code START TRANSACTION WITH CONSISTENT SNAPSHOT} followed by the
+ *       {@code binlog_snapshot_file} / {@code binlog_snapshot_position} status variables, which the server takes
+ *       under the same commit lock as the snapshot: exact for every table.</li>
+ *   <li><b>MySQL 8/9</b> (no such variables; a transaction is in the binlog before its commit is visible): a
+ *       second connection holds {@code LOCK TABLES t READ} while the chunk connection starts its snapshot and reads
+ *       {@code SHOW BINARY LOG STATUS} / {@code SHOW MASTER STATUS}. The lock is granted only once no transaction
+ *       writing {@code t} is open, and none can start until it is released, so the point is exact <i>for the
+ *       chunk's table {@code t}</i>: transactions on other tables may fall on either side. The applier only
+ *       judges {@code t}'s events with it. {@link #gtid()} is then MySQL's {@code Executed_Gtid_Set}.</li>
+ * </ul>
+ * File and position alone decide; the GTID is informational.
  */
 public record BinlogSnapshot(String file, long pos, String gtid) implements SnapshotPosition {
 
@@ -28,6 +38,19 @@ public record BinlogSnapshot(String file, long pos, String gtid) implements Snap
             throw new IllegalArgumentException("a binlog snapshot cannot judge " + event);
         }
         return compare(b.file(), b.pos(), file, pos) < 0;
+    }
+
+    @Override
+    public boolean beyondHorizon(EventPosition event) {
+        return !sees(event);   // a binlog cut: everything before it is visible, nothing at or after it
+    }
+
+    @Override
+    public boolean horizonAtLeast(SnapshotPosition other) {
+        if (!(other instanceof BinlogSnapshot s)) {
+            throw new IllegalArgumentException("a binlog snapshot cannot be compared with " + other);
+        }
+        return compare(file, pos, s.file, s.pos) >= 0;
     }
 
     /** Orders binlog coordinates: by the file's numeric suffix, then by offset. */

@@ -65,6 +65,22 @@ public record PgSnapshot(long xmin, long xmax, long[] xip) implements SnapshotPo
     }
 
     @Override
+    public boolean beyondHorizon(EventPosition event) {
+        if (!(event instanceof PgEventPosition pg)) {
+            throw new IllegalArgumentException("a PostgreSQL snapshot cannot judge " + event);
+        }
+        return widen(pg.xid()) >= xmax;
+    }
+
+    @Override
+    public boolean horizonAtLeast(SnapshotPosition other) {
+        if (!(other instanceof PgSnapshot s)) {
+            throw new IllegalArgumentException("a PostgreSQL snapshot cannot be compared with " + other);
+        }
+        return xmax >= s.xmax;
+    }
+
+    @Override
     public String encode() {
         StringBuilder sb = new StringBuilder(PREFIX).append(xmin).append(':').append(xmax).append(':');
         for (int i = 0; i < xip.length; i++) {

@@ -11,6 +11,18 @@ public sealed interface SnapshotPosition permits PgSnapshot, BinlogSnapshot {
 
     boolean sees(EventPosition event);
 
+    /**
+     * Whether the event lies at or past this snapshot's horizon (PostgreSQL: its xid is at or above
+     * {@code xmax}; binlog: its position is at or after the snapshot's), so that neither this snapshot nor any
+     * snapshot whose horizon is not later ({@link #horizonAtLeast}) sees it. A sufficient test, not a
+     * necessary one: an event below the horizon may still be invisible (in progress when the snapshot was taken).
+     * The applier uses it to skip locating an event's chunk once the copy is complete.
+     */
+    boolean beyondHorizon(EventPosition event);
+
+    /** Whether this snapshot's horizon is at or after {@code other}'s (a total preorder on snapshots of one engine). */
+    boolean horizonAtLeast(SnapshotPosition other);
+
     /** Stable text form, carried in copy-stream messages and stored in the applier's state table. */
     String encode();
 
