@@ -11,9 +11,21 @@ import java.util.List;
  * @param lastInRange whether {@code hi} is the range's end (the range is complete after this chunk)
  * @param bytes     estimated encoded size of the rows
  * @param readNanos time from the start of the chunk's transaction to the end of its read
+ * @param rowSizes  the estimate of each row (as {@code bytes} sums them), or null: computed while the rows are hot
+ *                  in the cache, so the encoder need not touch every value again to size its messages
  */
 public record Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
-                    long bytes, boolean lastInRange, long readNanos) {
+                    long bytes, boolean lastInRange, long readNanos, int[] rowSizes) {
+
+    public Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
+                 long bytes, boolean lastInRange, long readNanos) {
+        this(range, seq, lo, hi, snapshot, rows, bytes, lastInRange, readNanos, null);
+    }
+
+    /** The estimated encoded size of row {@code i}. */
+    public long rowSize(int i) {
+        return rowSizes != null ? rowSizes[i] : RowSizes.estimate(rows.get(i));
+    }
 
     @Override
     public String toString() {

@@ -41,37 +41,56 @@ public final class ChunkEncoder {
 
     public List<CopyRecord> encode(Chunk chunk) {
         CopyRange range = chunk.range();
-        List<List<Object[]>> byPartition = new ArrayList<>(partitions);
-        for (int p = 0; p < partitions; p++) {
-            byPartition.add(new ArrayList<>());
+        List<Object[]> all = chunk.rows();
+        // Partition of each row, then the row indexes of each partition (in key order).
+        int[] counts = new int[partitions];
+        int[] partOf = new int[all.size()];
+        for (int i = 0; i < partOf.length; i++) {
+            int p = partitioner.partition(table.keyOf(all.get(i)), partitions);
+            partOf[i] = p;
+            counts[p]++;
         }
-        for (Object[] row : chunk.rows()) {
-            byPartition.get(partitioner.partition(table.keyOf(row), partitions)).add(row);
+        int[][] byPartition = new int[partitions][];
+        for (int p = 0; p < partitions; p++) {
+            byPartition[p] = new int[counts[p]];
+            counts[p] = 0;
+        }
+        for (int i = 0; i < partOf.length; i++) {
+            int p = partOf[i];
+            byPartition[p][counts[p]++] = i;
         }
         List<CopyRecord> out = new ArrayList<>();
         long header = 64 + table.id().schema().length() + table.id().table().length()
                 + (chunk.snapshot() == null ? 0 : chunk.snapshot().encode().length())
                 + boundSize(chunk.lo()) + boundSize(chunk.hi());
         for (int p = 0; p < partitions; p++) {
-            List<Object[]> rows = byPartition.get(p);
+            int[] idx = byPartition[p];
+            List<Object[]> rows = new ArrayList<>(idx.length);
+            for (int i : idx) {
+                rows.add(all.get(i));
+            }
             int start = 0;
             long size = header;
-            for (int i = 0; i < rows.size(); i++) {
-                long rowSize = (long) (RowSizes.estimate(rows.get(i)) * ratio);
+            long estimated = 0;   // estimate of rows[start, i), handed to emit (row sizes come from the read, once per row)
+            for (int i = 0; i < idx.length; i++) {
+                long raw = chunk.rowSize(idx[i]);
+                long rowSize = (long) (raw * ratio);
                 if (i > start && size + rowSize > packetSize) {
-                    emit(out, p, chunk, rows.subList(start, i));
+                    emit(out, p, chunk, rows.subList(start, i), estimated);
                     start = i;
                     size = header;
+                    estimated = 0;
                 }
                 size += rowSize;
+                estimated += raw;
             }
             if (start < rows.size()) {
-                emit(out, p, chunk, rows.subList(start, rows.size()));
+                emit(out, p, chunk, rows.subList(start, rows.size()), estimated);
             }
         }
         for (int p = 0; p < partitions; p++) {
             CopyMessage end = CopyMessage.chunkEnd(table.id(), range.rangeId(), chunk.seq(), chunk.snapshot(), chunk.lo(),
-                    chunk.hi(), byPartition.get(p).size());
+                    chunk.hi(), byPartition[p].length);
             out.add(new CopyRecord(p, CopyMessage.Type.CHUNK_END, end.encode(table)));
         }
         if (chunk.lastInRange()) {
@@ -83,28 +102,33 @@ public final class ChunkEncoder {
         return out;
     }
 
-    private void emit(List<CopyRecord> out, int partition, Chunk chunk, List<Object[]> rows) {
+    /** @param estimated the sum of {@link RowSizes#estimate} over {@code rows} */
+    private void emit(List<CopyRecord> out, int partition, Chunk chunk, List<Object[]> rows, long estimated) {
         CopyRange range = chunk.range();
         byte[] bytes = CopyMessage.rows(table.id(), range.rangeId(), chunk.seq(), chunk.snapshot(), chunk.lo(), chunk.hi(),
                 new ArrayList<>(rows)).encode(table);
-        long estimated = 0;
-        for (Object[] r : rows) {
-            estimated += RowSizes.estimate(r);
-        }
         if (estimated > 0) {
             ratio = Math.max(1.0, Math.min(4.0, 0.5 * ratio + 0.5 * bytes.length / (double) estimated));
         }
         if (bytes.length > packetSize && rows.size() > 1) {
             // The estimate was low (wide non-ASCII text): split and measure again.
             int mid = rows.size() / 2;
-            emit(out, partition, chunk, rows.subList(0, mid));
-            emit(out, partition, chunk, rows.subList(mid, rows.size()));
+            emit(out, partition, chunk, rows.subList(0, mid), estimate(rows.subList(0, mid)));
+            emit(out, partition, chunk, rows.subList(mid, rows.size()), estimate(rows.subList(mid, rows.size())));
             return;
         }
         if (bytes.length > messageMaxBytes) {
             throw new RowTooLargeException(table, table.keyOf(rows.get(0)), bytes.length, messageMaxBytes);
         }
         out.add(new CopyRecord(partition, CopyMessage.Type.ROWS, bytes));
+    }
+
+    private static long estimate(List<Object[]> rows) {
+        long n = 0;
+        for (Object[] r : rows) {
+            n += RowSizes.estimate(r);
+        }
+        return n;
     }
 
     private static long boundSize(Object[] key) {

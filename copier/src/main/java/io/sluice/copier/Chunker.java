@@ -1,5 +1,6 @@
 package io.sluice.copier;
 
+import io.sluice.spi.dialect.ChunkSession;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
@@ -24,6 +25,10 @@ import java.util.List;
  * So the chunks of a range tile it exactly: no key is in two chunks, none falls between them. The transaction
  * is ended before the chunk is handed on, so a slow consumer never holds a source snapshot open.
  *
+ * <p>Snapshots come from the dialect's {@link ChunkSession} for the table, kept for the Chunker's life (MySQL's
+ * holds a second connection for its table lock) and closed with it. A failed chunk — a lost connection, or a
+ * MySQL table lock not granted within its wait bound — is retried on a fresh chunk connection.
+ *
  * <p>Not thread-safe: one per range worker, with its own connection.
  */
 public final class Chunker implements AutoCloseable {
@@ -36,6 +41,7 @@ public final class Chunker implements AutoCloseable {
     private final ChunkSizer sizer;
     private final CopierMetrics metrics;
     private final TableDef table;
+    private final ChunkSession session;
     private Connection connection;
     private Object[] lo;
     private long nextSeq;
@@ -50,6 +56,7 @@ public final class Chunker implements AutoCloseable {
         this.metrics = metrics;
         this.table = range.table();
         this.lo = range.lo();
+        this.session = dialect.chunkSession(source, table);   // opens nothing until the first chunk
     }
 
     /** Continues after a chunk that completed earlier (from a resume offset): the next chunk starts at its hi. */
@@ -96,10 +103,11 @@ public final class Chunker implements AutoCloseable {
         String sql = dialect.chunkQuery(table, lo != null, hi != null, limit);
         long started = System.nanoTime();
         List<Object[]> rows = new ArrayList<>(Math.min(limit, 4096));
+        int[] sizes = new int[Math.min(limit, 4096)];
         long bytes = 0;
         boolean fullByRows = false;
         boolean fullByBytes = false;
-        SnapshotPosition snapshot = dialect.beginChunk(connection);
+        SnapshotPosition snapshot = session.begin(connection);
         try {
             try (PreparedStatement ps = connection.prepareStatement(sql)) {
                 ps.setFetchSize(Math.min(limit, config.fetchSize()));
@@ -113,8 +121,13 @@ public final class Chunker implements AutoCloseable {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         Object[] row = dialect.readRow(rs, table);
+                        long size = RowSizes.estimate(row);
+                        if (rows.size() == sizes.length) {
+                            sizes = Arrays.copyOf(sizes, sizes.length * 2);
+                        }
+                        sizes[rows.size()] = (int) Math.min(Integer.MAX_VALUE, size);
                         rows.add(row);
-                        bytes += RowSizes.estimate(row);
+                        bytes += size;
                         if (rows.size() >= limit) {
                             fullByRows = true;
                             break;
@@ -128,13 +141,13 @@ public final class Chunker implements AutoCloseable {
             }
         } catch (SQLException | RuntimeException e) {
             try {
-                dialect.endChunk(connection);
+                session.end(connection);
             } catch (SQLException suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;
         }
-        dialect.endChunk(connection);
+        session.end(connection);
         long nanos = System.nanoTime() - started;
 
         boolean full = fullByRows || fullByBytes;
@@ -144,7 +157,7 @@ public final class Chunker implements AutoCloseable {
         if (last) {
             chunkHi = hi;
         }
-        Chunk chunk = new Chunk(range, nextSeq, lo, chunkHi, snapshot, rows, bytes, last, nanos);
+        Chunk chunk = new Chunk(range, nextSeq, lo, chunkHi, snapshot, rows, bytes, last, nanos, sizes);
         sizer.feedback(rows.size(), bytes, nanos, fullByRows);
         metrics.chunkRead(rows.size(), bytes, nanos, sizer.limit());
         lo = chunkHi;
@@ -175,5 +188,6 @@ public final class Chunker implements AutoCloseable {
     @Override
     public void close() {
         closeConnection();
+        session.close();
     }
 }

@@ -55,7 +55,8 @@ public final class Copier {
         this.dialect = dialect;
         this.source = source;
         this.partitions = partitions;
-        this.throttler = throttler;
+        this.throttler = config.throttleRowsPerSecond() > 0
+                ? Throttler.all(List.of(throttler, new RateLimit(config.throttleRowsPerSecond()))) : throttler;
         this.registry = registry;
         this.sink = sink;
     }
@@ -128,6 +129,7 @@ public final class Copier {
             while (!chunker.done() && failure.get() == null) {
                 waitForThrottler(range.table().id(), m);
                 Chunk chunk = chunker.next();
+                throttler.copied(range.table().id(), chunk.rows().size());
                 sink.accept(chunk, encoder.encode(chunk));
             }
         }

@@ -18,7 +18,7 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
                            Duration chunkDurationTarget, long packetSize, long messageMaxBytes, int fetchSize,
                            int parallelism, long splitMinRows, int splitRanges, int retries,
                            Duration throttleWait, Duration throttleCheckInterval, int throttleThreadsRunningMax,
-                           long throttleHistoryLengthMax) {
+                           long throttleHistoryLengthMax, long throttleRowsPerSecond) {
 
     public static final Setting<Integer> CHUNK_ROWS_INITIAL = Setting.builder("chunk.rows.initial", SettingType.INT)
             .defaultValue(20_000).unit("rows").validator(Setting.atLeast(1))
@@ -84,9 +84,16 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
             .description("MariaDB only: hold the copy while InnoDB's history list (purge backlog) is longer than this. "
                     + "0 disables the probe.").build();
 
+    public static final Setting<Long> THROTTLE_ROWS_PER_SECOND = Setting.builder("throttle.rows.per.second", SettingType.LONG)
+            .defaultValue(0L).unit("rows/s").validator(Setting.atLeastLong(0))
+            .description("Copy at most this many rows per second in all (shared evenly by the copier's tasks); the next "
+                    + "chunk waits until the rows already read are within the rate. 0: no limit. "
+                    + "POST /control/throttle?rows-per-second=N changes it on a running pipeline.").build();
+
     public static final List<Setting<?>> ALL = List.of(CHUNK_ROWS_INITIAL, CHUNK_ROWS_MIN, CHUNK_ROWS_MAX, CHUNK_BYTES_MAX,
             CHUNK_DURATION_TARGET, PACKET_SIZE, MESSAGE_MAX_BYTES, FETCH_SIZE, PARALLELISM, SPLIT_MIN_ROWS, SPLIT_RANGES,
-            RETRIES, THROTTLE_WAIT, THROTTLE_CHECK_INTERVAL, THROTTLE_THREADS_RUNNING_MAX, THROTTLE_HISTORY_LENGTH_MAX);
+            RETRIES, THROTTLE_WAIT, THROTTLE_CHECK_INTERVAL, THROTTLE_THREADS_RUNNING_MAX, THROTTLE_HISTORY_LENGTH_MAX,
+            THROTTLE_ROWS_PER_SECOND);
 
     public static final Settings SETTINGS = new Settings("copier", ALL);
 
@@ -103,7 +110,8 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
         return new CopierConfig(v.get(CHUNK_ROWS_INITIAL), v.get(CHUNK_ROWS_MIN), v.get(CHUNK_ROWS_MAX), v.get(CHUNK_BYTES_MAX),
                 v.get(CHUNK_DURATION_TARGET), v.get(PACKET_SIZE), v.get(MESSAGE_MAX_BYTES), v.get(FETCH_SIZE),
                 v.get(PARALLELISM), v.get(SPLIT_MIN_ROWS), v.get(SPLIT_RANGES), v.get(RETRIES), v.get(THROTTLE_WAIT),
-                v.get(THROTTLE_CHECK_INTERVAL), v.get(THROTTLE_THREADS_RUNNING_MAX), v.get(THROTTLE_HISTORY_LENGTH_MAX));
+                v.get(THROTTLE_CHECK_INTERVAL), v.get(THROTTLE_THREADS_RUNNING_MAX), v.get(THROTTLE_HISTORY_LENGTH_MAX),
+                v.get(THROTTLE_ROWS_PER_SECOND));
     }
 
     /** Parses raw values (YAML or properties); every problem is reported at once. */

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Asked before every chunk whether the copy may go on. Implementations: {@link ManualPause},
+ * Asked before every chunk whether the copy may go on. Implementations: {@link ManualPause}, {@link RateLimit},
  * {@link SourceLoadThrottler} (a source load probe against a limit), {@link LagThrottler} (applier lag fed by
  * the application), combined with {@link #all}. Must be thread-safe: range workers ask concurrently.
  */
@@ -19,6 +19,10 @@ public interface Throttler {
      */
     Duration delay(TableId table);
 
+    /** Told after every chunk how many rows it read (a rate limit paces by it); most throttlers ignore it. */
+    default void copied(TableId table, long rows) {
+    }
+
     static Throttler none() {
         return t -> Duration.ZERO;
     }
@@ -26,15 +30,25 @@ public interface Throttler {
     /** Holds the copy while any of the throttlers does, for the longest delay any asks for. */
     static Throttler all(List<Throttler> throttlers) {
         List<Throttler> copy = List.copyOf(throttlers);
-        return t -> {
-            Duration longest = Duration.ZERO;
-            for (Throttler th : copy) {
-                Duration d = th.delay(t);
-                if (d.compareTo(longest) > 0) {
-                    longest = d;
+        return new Throttler() {
+            @Override
+            public Duration delay(TableId t) {
+                Duration longest = Duration.ZERO;
+                for (Throttler th : copy) {
+                    Duration d = th.delay(t);
+                    if (d.compareTo(longest) > 0) {
+                        longest = d;
+                    }
+                }
+                return longest;
+            }
+
+            @Override
+            public void copied(TableId t, long rows) {
+                for (Throttler th : copy) {
+                    th.copied(t, rows);
                 }
             }
-            return longest;
         };
     }
 }

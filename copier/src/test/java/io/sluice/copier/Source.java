@@ -1,5 +1,6 @@
 package io.sluice.copier;
 
+import io.sluice.spi.dialect.ChunkSession;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.SourceDialect;
@@ -18,7 +19,8 @@ import java.util.List;
 
 /** A test database on one of the real source engines, with the helpers the copier tests share. */
 public final class Source {
-    public enum Engine { POSTGRES, MARIADB }
+    /** MYSQL is a real MySQL 8+/9 server ({@link TestServers#mysql()}), reached with jdbc:mysql: and MySqlSourceDialect. */
+    public enum Engine { POSTGRES, MARIADB, MYSQL }
 
     public final Engine engine;
     public final DatabaseServer server;
@@ -35,7 +37,11 @@ public final class Source {
     }
 
     public static Source of(Engine engine, String prefix) {
-        DatabaseServer server = engine == Engine.POSTGRES ? TestServers.postgres() : TestServers.mariadb();
+        DatabaseServer server = switch (engine) {
+            case POSTGRES -> TestServers.postgres();
+            case MARIADB -> TestServers.mariadb();
+            case MYSQL -> TestServers.mysql();
+        };
         return new Source(engine, server, server.createDatabase(prefix));
     }
 
@@ -43,7 +49,24 @@ public final class Source {
         return engine == Engine.POSTGRES;
     }
 
-    /** The schema a table lives in: PostgreSQL's public, MariaDB's database. */
+    /**
+     * {@code SELECT seq FROM <this> ...} gives 1..n on every engine: PostgreSQL's generate_series, MariaDB's sequence
+     * engine, a cross join of digits on MySQL (which has neither). n at most 99999.
+     */
+    public String series(int n) {
+        return switch (engine) {
+            case POSTGRES -> "generate_series(1, " + n + ") AS s(seq)";
+            case MARIADB -> "seq_1_to_" + n;
+            case MYSQL -> {
+                String digits = "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
+                        + "SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
+                yield "(SELECT 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d AS seq FROM " + digits + " a, " + digits
+                        + " b, " + digits + " c, " + digits + " e, " + digits + " f HAVING seq <= " + n + ") AS s";
+            }
+        };
+    }
+
+    /** The schema a table lives in: PostgreSQL's public, MariaDB's and MySQL's database. */
     public String schema() {
         return pg() ? "public" : db;
     }
@@ -79,15 +102,15 @@ public final class Source {
     /** Every row of the table in key order, read with the dialect's own conversion. */
     public List<Object[]> rows(TableDef def) throws SQLException {
         List<Object[]> out = new ArrayList<>();
-        try (Connection c = factory.open()) {
-            dialect.beginChunk(c);
+        try (Connection c = factory.open(); ChunkSession session = dialect.chunkSession(factory, def)) {
+            session.begin(c);
             try (PreparedStatement ps = c.prepareStatement(dialect.chunkQuery(def, false, false, Integer.MAX_VALUE));
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(dialect.readRow(rs, def));
                 }
             }
-            dialect.endChunk(c);
+            session.end(c);
         }
         return out;
     }

@@ -68,6 +68,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
     static {
         List<Setting<?>> all = new ArrayList<>(OWN);
         all.addAll(CopierConfig.ALL);
+        all.addAll(io.sluice.metrics.WorkerMetrics.SETTINGS.all());
         SETTINGS = new Settings("copier-connector", all);
     }
 

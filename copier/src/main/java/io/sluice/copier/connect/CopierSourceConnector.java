@@ -1,5 +1,7 @@
 package io.sluice.copier.connect;
 
+import io.sluice.copier.CopierConfig;
+
 import io.sluice.copier.JdbcSource;
 import io.sluice.copier.RangePlanner;
 import io.sluice.spi.dialect.Dialects;
@@ -142,9 +144,14 @@ public class CopierSourceConnector extends SourceConnector {
             perTask.get(i % tasks).add(units.get(i));
         }
         List<Map<String, String>> out = new ArrayList<>();
+        // The rate limit is the copy's in all: each task paces its own share.
+        long rate = Long.parseLong(props.getOrDefault(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), "0").trim());
         for (List<CopyUnit> mine : perTask) {
             Map<String, String> config = new HashMap<>(props);
             config.put(CopyUnit.TASK_UNITS, CopyUnit.encode(mine));
+            if (rate > 0) {
+                config.put(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), String.valueOf(Math.max(1, (rate + tasks - 1) / tasks)));
+            }
             out.add(config);
         }
         return out;

@@ -10,6 +10,7 @@ import io.sluice.copier.CopyRange;
 import io.sluice.copier.CopyRecord;
 import io.sluice.copier.JdbcSource;
 import io.sluice.copier.LagThrottler;
+import io.sluice.copier.RateLimit;
 import io.sluice.copier.RangePlanner;
 import io.sluice.copier.SourceLoadProbe;
 import io.sluice.copier.SourceLoadThrottler;
@@ -70,6 +71,11 @@ public class CopierSourceTask extends SourceTask {
     @Override
     public void start(Map<String, String> props) {
         config = CopierConnectorConfig.parse(props);
+        try {
+            io.sluice.metrics.WorkerMetrics.exportFrom(props);
+        } catch (RuntimeException e) {
+            throw new ConnectException(e.getMessage(), e);
+        }
         CopierConfig copier = config.copier();
         SourceDialect dialect = Dialects.source(config.jdbcUrl());
         ConnectionFactory source = JdbcSource.factory(config.jdbcUrl(), config.user(), config.password());
@@ -124,6 +130,9 @@ public class CopierSourceTask extends SourceTask {
             closeables.add(t);
             all.add(t);
         }
+        if (copier.throttleRowsPerSecond() > 0) {
+            all.add(new RateLimit(copier.throttleRowsPerSecond()));   // this task's share (CopierSourceConnector)
+        }
         if (!config.applierGroup().isBlank() && config.applierLagMax() > 0) {
             all.add(new LagThrottler(new ApplierGroupLag(admin, config.pipeline(), config.applierGroup(), config.partitions(),
                     copier.throttleCheckInterval().toNanos()), config.applierLagMax(), copier.throttleWait()));
@@ -157,6 +166,7 @@ public class CopierSourceTask extends SourceTask {
         List<CopyRecord> records;
         try {
             chunk = work.chunker().next();
+            throttler.copied(table, chunk.rows().size());
             records = work.encoder().encode(chunk);
         } catch (Exception e) {
             if (stopping) {
