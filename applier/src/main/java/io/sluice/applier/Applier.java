@@ -221,6 +221,7 @@ public final class Applier implements AutoCloseable {
         parts.clear();
         assigned.clear();
         pool.close();
+        metrics.close();
     }
 
     private PartitionState partition(TablePlan plan, InboundRecord r) {

@@ -6,6 +6,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,6 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       in the target.</li>
  *   <li>{@code sluice.applier.held.partitions}: change partitions currently held at the copy frontier.</li>
  * </ul>
+ * Several appliers of one pipeline share a JVM (a Connect worker's tasks, a task's core replaced after a transient
+ * failure). Counters and timers add up by themselves; a gauge is registered once per name and tags, so the two
+ * gauges read every live applier of the pipeline: the largest lag, the sum of held partitions.
  */
 final class ApplierMetrics {
     final Counter applied;
@@ -38,6 +45,10 @@ final class ApplierMetrics {
     final Timer commitTimer;
     final AtomicInteger heldPartitions = new AtomicInteger();
     private final AtomicLong lagMillis = new AtomicLong();
+    private final Set<ApplierMetrics> live;
+
+    /** The live appliers of each pipeline, per registry (weak: a registry that is gone takes its entries along). */
+    private static final Map<MeterRegistry, Map<String, Set<ApplierMetrics>>> LIVE = new WeakHashMap<>();
 
     ApplierMetrics(MeterRegistry registry, String pipeline) {
         applied = Counter.builder("sluice.applier.events").tag("pipeline", pipeline).tag("outcome", "applied")
@@ -55,10 +66,25 @@ final class ApplierMetrics {
         upsertTimer = timer(registry, pipeline, "upsert");
         deleteTimer = timer(registry, pipeline, "delete");
         commitTimer = timer(registry, pipeline, "commit");
-        Gauge.builder("sluice.applier.lag.seconds", lagMillis, v -> v.get() / 1000.0).tag("pipeline", pipeline)
-                .description("source commit to target commit of the last committed change event").register(registry);
-        Gauge.builder("sluice.applier.held.partitions", heldPartitions, AtomicInteger::get).tag("pipeline", pipeline)
-                .register(registry);
+        synchronized (LIVE) {
+            Map<String, Set<ApplierMetrics>> ofRegistry = LIVE.computeIfAbsent(registry, r -> new ConcurrentHashMap<>());
+            live = ofRegistry.computeIfAbsent(pipeline, p -> {
+                Set<ApplierMetrics> set = ConcurrentHashMap.newKeySet();
+                Gauge.builder("sluice.applier.lag.seconds", set, s -> s.stream().mapToLong(m -> m.lagMillis.get()).max().orElse(0) / 1000.0)
+                        .tag("pipeline", pipeline).strongReference(true)
+                        .description("source commit to target commit of the last committed change event (largest over the "
+                                + "pipeline's appliers in this process)").register(registry);
+                Gauge.builder("sluice.applier.held.partitions", set, s -> s.stream().mapToInt(m -> m.heldPartitions.get()).sum())
+                        .tag("pipeline", pipeline).strongReference(true).register(registry);
+                return set;
+            });
+            live.add(this);
+        }
+    }
+
+    /** This applier no longer counts in the pipeline's gauges. */
+    void close() {
+        live.remove(this);
     }
 
     private static Timer timer(MeterRegistry registry, String pipeline, String op) {

@@ -76,9 +76,10 @@ public final class ApplierSettings {
             .validator(Setting.atLeast(1)).build();
 
     public static final Setting<Duration> COMMIT_INTERVAL = Setting.builder("commit.interval", SettingType.DURATION_TYPE)
-            .defaultValue(Duration.ofSeconds(1)).unit("duration")
+            .defaultValue(Duration.ofMillis(250)).unit("duration")
             .description("Longest time applied change rows stay uncommitted when fewer than rows.per.transaction arrive: "
-                    + "bounds replication lag on a quiet stream.")
+                    + "bounds replication lag on a quiet stream (250 ms: Sluice's share of the lag p99 at 5k changes/s "
+                    + "fell from ~1 s at 1 s to ~0.5 s, for a commit per task every 250 ms; docs/benchmarks.md).")
             .validator(v -> v.isNegative() || v.isZero() ? "must be positive" : null).build();
 
     public static final Setting<Boolean> CREATE_TABLES = Setting.builder("create.tables", SettingType.BOOLEAN)
@@ -92,4 +93,20 @@ public final class ApplierSettings {
     public static final Settings SETTINGS = new Settings("applier", List.of(PIPELINE, TABLES, SOURCE_URL, SOURCE_USER,
             SOURCE_PASSWORD, TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, STATE_SCHEMA, PARTITIONS,
             PACKET_SIZE, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, CREATE_TABLES, UNAVAILABLE_PLACEHOLDER));
+
+    public static final Setting<List<String>> TARGET_TABLES = Setting.builder("target.tables", SettingType.LIST)
+            .defaultValue(List.of())
+            .description("Target table names that differ from the source's: schema.table=target_table entries (the "
+                    + "target schema still comes from target.schema). See TargetMapping.").build();
+
+    public static final Setting<List<String>> TARGET_COLUMNS = Setting.builder("target.columns", SettingType.LIST)
+            .defaultValue(List.of())
+            .description("Target column names that differ from the source's: schema.table.column=target_column entries; "
+                    + "an empty target_column leaves the source column out of the target. See TargetMapping.").build();
+
+    /**
+     * Name mappings, kept apart from {@link #SETTINGS} so the application's config reference (which embeds
+     * SETTINGS) is unchanged until it exposes them; the connector reads both groups from its config.
+     */
+    public static final Settings MAPPING = new Settings("applier-mapping", List.of(TARGET_TABLES, TARGET_COLUMNS));
 }

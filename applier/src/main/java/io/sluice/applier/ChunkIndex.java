@@ -1,6 +1,8 @@
 package io.sluice.applier;
 
 import io.sluice.spi.dialect.KeyOrder;
+import io.sluice.spi.position.EventPosition;
+import io.sluice.spi.position.SnapshotPosition;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +28,10 @@ final class ChunkIndex {
     private final List<Chunk> cover = new ArrayList<>();
     private final Set<Chunk.Id> ids = new HashSet<>();
     private final List<Chunk> chunks = new ArrayList<>();
+    /** Intervals of {@code cover} without a chunk; 0 once the completed chunks tile the whole key space. */
+    private int gaps = 1;
+    /** The completed chunk snapshot with the latest horizon. */
+    private SnapshotPosition newest;
 
     ChunkIndex(TablePlan plan) {
         this.plan = plan;
@@ -73,7 +79,21 @@ final class ChunkIndex {
                     + cover.get(interval).id() + ": the copy's chunks must tile the key space");
         }
         cover.set(interval, chunk);
+        gaps--;
         chunks.add(chunk);
+        if (chunk.snapshot() != null && (newest == null || chunk.snapshot().horizonAtLeast(newest))) {
+            newest = chunk.snapshot();
+        }
+    }
+
+    /**
+     * Whether an event at {@code position} is certainly applied, without locating its key: the completed chunks
+     * tile the whole key space (the copy is complete in this partition, so no key is beyond the frontier) and
+     * the event is past the horizon of every chunk's snapshot (so no chunk sees it). Then {@link #locate}
+     * would find a chunk whose snapshot does not see the event, i.e. "apply", for any key.
+     */
+    boolean certainlyApplied(EventPosition position) {
+        return gaps == 0 && newest != null && newest.beyondHorizon(position);
     }
 
     /** For each key, the completed chunk containing it, or null when the key is beyond the copy frontier. */
@@ -116,7 +136,8 @@ final class ChunkIndex {
                     + " falls inside completed chunk " + split.id() + " (" + describe(split) + "): the copy's chunks overlap");
         }
         bounds.add(at, key);
-        cover.add(at, null);
+        cover.add(at, null);   // splits an uncovered interval in two
+        gaps++;
         return at;
     }
 

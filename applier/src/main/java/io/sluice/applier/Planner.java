@@ -46,6 +46,12 @@ public final class Planner {
         return Dialects.target(v.get(ApplierSettings.TARGET_URL));
     }
 
+    /** The target dialect writing under {@code mapping}'s column names (the plain dialect when it maps none). */
+    public static TargetDialect targetDialect(Settings.Values v, TargetMapping mapping) {
+        TargetDialect d = targetDialect(v);
+        return mapping.mapsColumns() ? new MappedTargetDialect(d, mapping) : d;
+    }
+
     /** Target table of a source table: same names, or the configured target schema. */
     public static TableId targetOf(Settings.Values v, TableId source) {
         String schema = v.get(ApplierSettings.TARGET_SCHEMA);
@@ -56,8 +62,13 @@ public final class Planner {
      * @param createMissing create absent target tables (the connector does it once; tasks only check)
      */
     public static List<TablePlan> plan(Settings.Values v, boolean createMissing) throws SQLException {
+        return plan(v, TargetMapping.NONE, createMissing);
+    }
+
+    /** As {@link #plan(Settings.Values, boolean)}, with target names from {@code mapping}. */
+    public static List<TablePlan> plan(Settings.Values v, TargetMapping mapping, boolean createMissing) throws SQLException {
         SourceDialect sd = Dialects.source(v.get(ApplierSettings.SOURCE_URL));
-        TargetDialect td = targetDialect(v);
+        TargetDialect td = targetDialect(v, mapping);
         ConnectionFactory source = source(v);
         String pipeline = v.get(ApplierSettings.PIPELINE);
         List<TablePlan> plans = new ArrayList<>();
@@ -65,7 +76,7 @@ public final class Planner {
             for (String name : v.get(ApplierSettings.TABLES)) {
                 TableId id = TableId.parse(name);
                 TableDef def = sd.describe(s, id);
-                TableId target = targetOf(v, id);
+                TableId target = mapping.targetOf(id, targetOf(v, id));
                 ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES));
                 plans.add(new TablePlan(def, target, Topics.changeTopic(pipeline, id), Topics.copyTopic(pipeline, id),
                         sd.keyOrder(def, source), sd).withSourceReads(source, v.get(ApplierSettings.SOURCE_URL)));

@@ -58,12 +58,19 @@ final class StateStore {
     }
 
     void createTables(Connection c) throws SQLException {
-        try {
-            createTablesOnce(c);
-        } catch (SQLException e) {
-            // IF NOT EXISTS is not race-free (PostgreSQL): two tasks starting together; the second try finds them.
-            c.rollback();
-            createTablesOnce(c);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                createTablesOnce(c);
+                return;
+            } catch (SQLException e) {
+                // IF NOT EXISTS is not race-free (PostgreSQL): tasks starting together collide on the catalog's unique
+                // indexes, and a retry can collide again with a task whose creation was still uncommitted (seen with
+                // four tasks on a fresh target); each round at least one task commits, so a few rounds suffice.
+                c.rollback();
+                if (attempt >= 4) {
+                    throw e;
+                }
+            }
         }
     }
 

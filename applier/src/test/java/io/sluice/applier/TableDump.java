@@ -1,5 +1,7 @@
 package io.sluice.applier;
 
+import io.sluice.spi.dialect.ChunkSession;
+import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
@@ -28,21 +30,24 @@ final class TableDump {
     static Map<Long, Map<String, String>> read(String url, String user, String password, TableId table) throws SQLException {
         SourceDialect d = Dialects.source(url);
         Map<Long, Map<String, String>> out = new TreeMap<>();
-        try (Connection c = DriverManager.getConnection(url, user, password)) {
+        ConnectionFactory factory = () -> DriverManager.getConnection(url, user, password);
+        try (Connection c = factory.open()) {
             TableDef def = d.describe(c, table);
-            d.beginChunk(c);
-            try (PreparedStatement ps = c.prepareStatement(d.chunkQuery(def, false, false, Integer.MAX_VALUE));
-                 ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Object[] row = d.readRow(rs, def);
-                    Map<String, String> cols = new TreeMap<>();
-                    for (int i = 0; i < row.length; i++) {
-                        cols.put(def.column(i).name(), normalise(row[i]));
+            try (ChunkSession session = d.chunkSession(factory, def)) {
+                session.begin(c);
+                try (PreparedStatement ps = c.prepareStatement(d.chunkQuery(def, false, false, Integer.MAX_VALUE));
+                     ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Object[] row = d.readRow(rs, def);
+                        Map<String, String> cols = new TreeMap<>();
+                        for (int i = 0; i < row.length; i++) {
+                            cols.put(def.column(i).name(), normalise(row[i]));
+                        }
+                        out.put(((Number) def.keyOf(row)[0]).longValue(), cols);
                     }
-                    out.put(((Number) def.keyOf(row)[0]).longValue(), cols);
                 }
+                session.end(c);
             }
-            d.endChunk(c);
         }
         return out;
     }

@@ -2,6 +2,7 @@ package io.sluice.applier;
 
 import io.sluice.spi.codec.CopyMessage;
 import io.sluice.spi.codec.KeyPartitioner;
+import io.sluice.spi.dialect.ChunkSession;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
@@ -21,7 +22,7 @@ import java.util.Map;
 
 /**
  * A minimal copier for the applier's end-to-end tests, producing the real copy stream: keyset chunks read
- * with the source dialect ({@code beginChunk}, {@code chunkQuery}, {@code readRow}), rows spread with
+ * with the source dialect ({@code chunkSession}, {@code chunkQuery}, {@code readRow}), rows spread with
  * {@link KeyPartitioner}, CHUNK_END with per-partition counts to every partition, RANGE_END after each range,
  * one Kafka transaction per chunk. Each copy range runs on its own thread and producer, so chunks of two
  * ranges are open in the same partition at once (the applier keeps one transaction per open chunk).
@@ -89,12 +90,13 @@ final class TestCopier {
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "test-copier-" + topic + "-" + rangeId + "-" + System.nanoTime());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props); Connection c = source.open()) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props); Connection c = source.open();
+             ChunkSession session = dialect.chunkSession(source, def)) {
             producer.initTransactions();
             Object[] lo = rangeLo;
             long seq = 0;
             while (true) {
-                SnapshotPosition snapshot = dialect.beginChunk(c);
+                SnapshotPosition snapshot = session.begin(c);
                 List<Object[]> rows = new ArrayList<>();
                 try (PreparedStatement ps = c.prepareStatement(dialect.chunkQuery(def, lo != null, rangeHi != null, chunkRows))) {
                     int i = 1;
@@ -110,7 +112,7 @@ final class TestCopier {
                         }
                     }
                 }
-                dialect.endChunk(c);
+                session.end(c);
                 boolean last = rows.size() < chunkRows;
                 Object[] hi = last ? rangeHi : def.keyOf(rows.get(rows.size() - 1));
                 List<List<Object[]>> byPartition = new ArrayList<>();

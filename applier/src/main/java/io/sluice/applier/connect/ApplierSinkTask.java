@@ -8,27 +8,53 @@ import io.sluice.applier.FlowControl;
 import io.sluice.applier.InboundRecord;
 import io.sluice.applier.Planner;
 import io.sluice.applier.TablePlan;
+import io.sluice.applier.TargetMapping;
 import io.sluice.applier.TopicPart;
+import io.sluice.applier.TransientFailure;
+import io.sluice.metrics.WorkerMetrics;
 import io.sluice.spi.config.Settings;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One applier task: translates Connect's calls into the core's and nothing else. Offsets come from the
  * target's state table (sought on open), and {@link #preCommit} hands Connect only offsets already durable in
  * the target, so Connect's own offset commits can never run ahead of the data.
+ *
+ * <p>A transient target failure ({@link TransientFailure}: deadlock, lock timeout, lost session) does not fail the
+ * task: the task replaces its applier core, which re-reads its offsets from the state table, and rewinds the
+ * consumer there: what a task restart would do, without waiting for someone to restart it. Only a run of
+ * {@value #MAX_TRANSIENT_RETRIES} such failures with nothing applied in between fails the task.
+ *
+ * <p>The rewind is handed to Connect only in {@link #open} and {@link #put}: there Connect seeks before the
+ * assignment can change. A failure in {@link #preCommit} or {@link #close} may happen inside a rebalance, and Connect
+ * seeks every offset it was given when the next assignment arrives, also those of partitions that went to another
+ * task (which fails the task with "No current assignment for partition"). So those only mark the rewind as pending,
+ * and the next {@code open} or {@code put} issues it for the partitions assigned then; the records of a {@code put}
+ * that finds a rewind pending are dropped, as they come again from the durable offsets.
  */
 public class ApplierSinkTask extends SinkTask {
+    private static final Logger log = LoggerFactory.getLogger(ApplierSinkTask.class);
+    static final int MAX_TRANSIENT_RETRIES = 10;
+
     private Applier applier;
+    private Map<String, String> props;
+    private final Set<TopicPartition> assignment = new LinkedHashSet<>();
+    private int transientFailures;
+    private boolean rewindPending;
 
     @Override
     public String version() {
@@ -37,10 +63,23 @@ public class ApplierSinkTask extends SinkTask {
 
     @Override
     public void start(Map<String, String> props) {
+        this.props = Map.copyOf(props);
+        try {
+            WorkerMetrics.exportFrom(props);
+        } catch (RuntimeException e) {
+            throw new ConnectException(e.getMessage(), e);
+        }
+        applier = build(props);
+        guard(() -> applier.start());
+    }
+
+    private Applier build(Map<String, String> props) {
         Settings.Values v = ApplierSinkConnector.settings(props);
         List<TablePlan> plans;
+        TargetMapping mapping;
         try {
-            plans = Planner.plan(v, false);
+            mapping = ApplierSinkConnector.mapping(props);
+            plans = Planner.plan(v, mapping, false);
         } catch (Exception e) {
             throw new ConnectException("applier task cannot plan its tables: " + e.getMessage(), e);
         }
@@ -57,32 +96,96 @@ public class ApplierSinkTask extends SinkTask {
                 context.resume(new TopicPartition(p.topic(), p.partition()));
             }
         };
-        applier = new Applier(ApplierOptions.from(v), plans, Planner.targetDialect(v), Planner.target(v),
+        return new Applier(ApplierOptions.from(v), plans, Planner.targetDialect(v, mapping), Planner.target(v),
                 new ConnectChangeDecoder(v.get(ApplierSettings.UNAVAILABLE_PLACEHOLDER)), flow, Metrics.globalRegistry);
-        guard(() -> applier.start());
     }
 
     @Override
     public void open(Collection<TopicPartition> partitions) {
-        guard(() -> {
-            Map<TopicPart, Long> seek = applier.open(parts(partitions));
-            Map<TopicPartition, Long> offsets = new HashMap<>();
-            seek.forEach((tp, o) -> offsets.put(new TopicPartition(tp.topic(), tp.partition()), o));
-            context.offset(offsets);
-        });
+        assignment.addAll(partitions);
+        if (!rewindPending) {
+            try {
+                seek(partitions);
+            } catch (RuntimeException e) {
+                recover(e);
+            }
+        }
+        rewindIfPending();   // a rebuilt core seeks every assigned partition, these included
+    }
+
+    private void seek(Collection<TopicPartition> partitions) {
+        Map<TopicPart, Long> seek = applier.open(parts(partitions));
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        seek.forEach((tp, o) -> offsets.put(new TopicPartition(tp.topic(), tp.partition()), o));
+        context.offset(offsets);
     }
 
     @Override
     public void put(Collection<SinkRecord> records) {
-        if (records.isEmpty()) {
-            guard(() -> applier.process(List.of()));
-            return;
+        if (rewindPending) {
+            rewindIfPending();
+            return;   // these records are not where the rebuilt core continues; the rewind brings them again
         }
         List<InboundRecord> in = new ArrayList<>(records.size());
         for (SinkRecord r : records) {
             in.add(new InboundRecord(r.topic(), r.kafkaPartition(), r.kafkaOffset(), bytes(r.key()), bytes(r.value())));
         }
-        guard(() -> applier.process(in));
+        try {
+            applier.process(in);
+            if (!in.isEmpty()) {
+                transientFailures = 0;
+            }
+        } catch (RuntimeException e) {
+            recover(e);
+            rewindIfPending();
+        }
+    }
+
+    /** Seeks every assigned partition to the rebuilt core's durable offsets; only where Connect applies it at once. */
+    private void rewindIfPending() {
+        while (rewindPending) {
+            try {
+                seek(assignment);
+                if (!assignment.isEmpty()) {
+                    context.resume(assignment.toArray(new TopicPartition[0]));   // the old core's pauses do not carry over
+                }
+                rewindPending = false;
+            } catch (RuntimeException e) {
+                recover(e);
+            }
+        }
+    }
+
+    /**
+     * Replaces the core after a transient failure and marks the rewind of every assigned partition to its durable
+     * offset as pending (see the class comment for where it is issued); the records of the failed call come again.
+     * Anything else, or too many in a row, fails the task.
+     */
+    private void recover(RuntimeException failure) {
+        RuntimeException e = failure;
+        while (true) {
+            if (!TransientFailure.isTransient(e) || ++transientFailures > MAX_TRANSIENT_RETRIES) {
+                throw e instanceof ConnectException ce ? ce : new ConnectException(e.getMessage(), e);
+            }
+            long backoff = Math.min(8_000, 250L << Math.min(transientFailures - 1, 5));
+            log.warn("applier task: transient target failure ({} of {} in a row), resuming from the state table in {} ms: {}",
+                    transientFailures, MAX_TRANSIENT_RETRIES, backoff, e.getMessage());
+            applier.close();
+            try {
+                Thread.sleep(backoff);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new ConnectException("interrupted while recovering from: " + e.getMessage(), e);
+            }
+            try {
+                applier = build(props);
+                applier.start();
+                rewindPending = true;
+                return;
+            } catch (RuntimeException again) {
+                e = again;
+            }
+        }
     }
 
     private static byte[] bytes(Object o) {
@@ -96,19 +199,31 @@ public class ApplierSinkTask extends SinkTask {
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-        guard(() -> applier.commit().forEach((tp, o) -> {
+        Map<TopicPart, Long> durable;
+        try {
+            durable = applier.commit();
+        } catch (RuntimeException e) {
+            recover(e);
+            return out;   // nothing new is durable; the next commit reports the rewound core's offsets
+        }
+        durable.forEach((tp, o) -> {
             TopicPartition k = new TopicPartition(tp.topic(), tp.partition());
             if (currentOffsets.containsKey(k)) {
                 out.put(k, new OffsetAndMetadata(o));
             }
-        }));
+        });
         return out;
     }
 
     @Override
     public void close(Collection<TopicPartition> partitions) {
+        assignment.removeAll(partitions);
         if (applier != null) {
-            guard(() -> applier.close(parts(partitions)));
+            try {
+                applier.close(parts(partitions));
+            } catch (RuntimeException e) {
+                recover(e);   // what was not durable for the revoked partitions is redone by their next owner
+            }
         }
     }
 

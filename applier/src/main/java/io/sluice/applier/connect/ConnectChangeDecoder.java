@@ -7,7 +7,6 @@ import io.sluice.spi.connect.ChangeEventDecoder;
 import io.sluice.spi.model.RowChange;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.Struct;
-import org.apache.kafka.connect.json.JsonConverter;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -16,22 +15,20 @@ import java.util.Map;
  * Decodes Debezium change events that reach the sink as raw bytes. The sink reads both of a table's topics
  * with the ByteArrayConverter (a connector has one converter, and the copy topics are not JSON), and turns
  * change records into Connect Structs here with Kafka's own JsonConverter ({@code schemas.enable=true}, as the
- * Debezium connector writes them). Doing it here rather than in the worker's converter also means an
+ * Debezium connector writes them), through {@link JsonEnvelopeReader}, which parses each table's schema once. Doing it here rather than in the worker's converter also means an
  * undecodable record becomes a poison message with its coordinates, not a converter error.
  *
  * <p>One repair: JsonConverter writes NaN and ±Infinity as JSON strings and reads a string back into a
  * FLOAT64/FLOAT32 field as 0.0, silently; {@link NonFiniteFloats} restores them from the raw JSON.
  */
 public final class ConnectChangeDecoder implements ChangeDecoder {
-    private final JsonConverter keys = new JsonConverter();
-    private final JsonConverter values = new JsonConverter();
+    private final JsonEnvelopeReader keys = new JsonEnvelopeReader(true);
+    private final JsonEnvelopeReader values = new JsonEnvelopeReader(false);
     private final String placeholder;
     private final Map<TablePlan, ChangeEventDecoder> decoders = new HashMap<>();
 
     public ConnectChangeDecoder(String placeholder) {
         this.placeholder = placeholder;
-        keys.configure(Map.of("schemas.enable", "true", "decimal.format", "BASE64"), true);
-        values.configure(Map.of("schemas.enable", "true", "decimal.format", "BASE64"), false);
     }
 
     @Override
@@ -39,7 +36,7 @@ public final class ConnectChangeDecoder implements ChangeDecoder {
         if (r.value() == null) {
             return null;   // tombstone
         }
-        SchemaAndValue v = values.toConnectData(r.topic(), r.value());
+        SchemaAndValue v = values.read(r.topic(), r.value());
         if (v.value() == null) {
             return null;
         }
@@ -48,8 +45,10 @@ public final class ConnectChangeDecoder implements ChangeDecoder {
         }
         Struct source = envelope.getStruct("source");
         checkTable(plan, source);
-        NonFiniteFloats.repair(r.value(), envelope);
-        Object key = r.key() == null ? null : keys.toConnectData(r.topic(), r.key()).value();
+        if (!values.lastFast()) {
+            NonFiniteFloats.repair(r.value(), envelope);   // the fast path reads non-finite floats itself
+        }
+        Object key = r.key() == null ? null : keys.read(r.topic(), r.key()).value();
         ChangeEventDecoder decoder = decoders.computeIfAbsent(plan, p -> new ChangeEventDecoder(p.def(),
                 s -> p.source().eventPosition(s), placeholder));
         RowChange change = decoder.decode(key, envelope);

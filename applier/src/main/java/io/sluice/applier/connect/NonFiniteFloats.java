@@ -25,7 +25,7 @@ final class NonFiniteFloats {
     }
 
     static void repair(byte[] raw, Struct envelope) {
-        if (!containsMarker(raw)) {
+        if (!hasFloatColumn(envelope) || !containsMarker(raw)) {
             return;
         }
         JsonNode payload;
@@ -59,6 +59,22 @@ final class NonFiniteFloats {
                 row.put(f, t == Schema.Type.FLOAT64 ? (Object) d : (Object) (float) d);
             }
         }
+    }
+
+    /** Whether a row image has a FLOAT32/FLOAT64 column: without one there is nothing to repair and no need to scan. */
+    private static boolean hasFloatColumn(Struct envelope) {
+        for (String image : new String[] {"before", "after"}) {
+            Field f = envelope.schema().field(image);
+            if (f != null && f.schema().type() == Schema.Type.STRUCT) {
+                for (Field c : f.schema().fields()) {
+                    Schema.Type t = c.schema().type();
+                    if (t == Schema.Type.FLOAT64 || t == Schema.Type.FLOAT32) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean containsMarker(byte[] raw) {
