@@ -26,9 +26,6 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /** {@code sluice replicate --config FILE}: validate everything, then copy and stream until stopped. */
@@ -110,65 +107,46 @@ final class ReplicateCommand implements Callable<Integer> {
     private int run(ValidatedPlan plan) {
         SluiceConfig cfg = plan.config();
         Pipeline pipeline = new Pipeline(plan, p -> PipelineRuntime.start(p.config()));
-        Thread main = Thread.currentThread();
-        CountDownLatch finished = new CountDownLatch(1);
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread hook = new Thread(() -> {
-            // Ctrl-C / SIGTERM: let the main thread stop everything in order, then let the JVM exit (130 for SIGINT).
-            stop.set(true);
-            main.interrupt();
-            try {
-                finished.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        }, "sluice-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
         SluiceMetrics metrics = new SluiceMetrics(cfg.pipelineName(), pipeline);
         HttpEndpoint http = null;
         ProgressDisplay display = null;
-        try {
-            if (cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_ENABLED)) {
-                http = HttpEndpoint.start(cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_BIND), cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_PORT),
-                        pipeline, metrics, () -> pipeline.controllable() ? pipeline : null);
-            }
-            display = ProgressDisplay.start(pipeline, Duration.ofSeconds(30));
-            pipeline.start();
-            while (!stop.get()) {
-                if (!pipeline.refresh()) {
-                    throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + pipeline.status().error()
-                            + " (running the same command again resumes once the cause is fixed)");
+        // Ctrl-C / SIGTERM: the main thread stops everything in order, then the JVM exits (130); a rerun resumes.
+        try (StopSignal stop = new StopSignal("replicate", Duration.ofSeconds(60))) {
+            try {
+                if (cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_ENABLED)) {
+                    http = HttpEndpoint.start(cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_BIND), cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_PORT),
+                            pipeline, metrics, () -> pipeline.controllable() ? pipeline : null);
                 }
-                Thread.sleep(1000);
-            }
-            return ExitCode.INTERRUPTED.code();
-        } catch (InterruptedException | RuntimeException e) {
-            if (stop.get()) {
-                log.info("Stopping on request; running the same command again resumes");
+                display = ProgressDisplay.start(pipeline, Duration.ofSeconds(30));
+                pipeline.start();
+                while (!stop.requested()) {
+                    if (!pipeline.refresh()) {
+                        throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + pipeline.status().error()
+                                + " (running the same command again resumes once the cause is fixed)");
+                    }
+                    Thread.sleep(1000);
+                }
                 return ExitCode.INTERRUPTED.code();
-            }
-            if (e instanceof CliFailure f) {
-                throw f;
-            }
-            throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + e.getMessage(), e);
-        } catch (java.io.IOException e) {
-            throw new CliFailure(ExitCode.RUNTIME_FAILURE, "cannot start the HTTP endpoint: " + e.getMessage(), e);
-        } finally {
-            if (display != null) {
-                display.close();
-            }
-            pipeline.close();
-            if (http != null) {
-                http.close();
-            }
-            metrics.close();
-            finished.countDown();
-            if (!stop.get()) {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException ignored) {
-                    // already shutting down
+            } catch (InterruptedException | RuntimeException e) {
+                if (stop.requested()) {
+                    log.info("Stopping on request; running the same command again resumes");
+                    return ExitCode.INTERRUPTED.code();
                 }
+                if (e instanceof CliFailure f) {
+                    throw f;
+                }
+                throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + e.getMessage(), e);
+            } catch (java.io.IOException e) {
+                throw new CliFailure(ExitCode.RUNTIME_FAILURE, "cannot start the HTTP endpoint: " + e.getMessage(), e);
+            } finally {
+                if (display != null) {
+                    display.close();
+                }
+                pipeline.close();
+                if (http != null) {
+                    http.close();
+                }
+                metrics.close();
             }
         }
     }

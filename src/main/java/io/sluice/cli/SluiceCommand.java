@@ -20,7 +20,7 @@ import java.util.Map;
         description = "Replicates tables from PostgreSQL, MariaDB or MySQL into another database: a chunked copy and "
                 + "the change stream (Debezium, Kafka), merged by log position. Also changes a live table's schema online.",
         subcommands = {QuickstartCommand.class, ReplicateCommand.class, StatusCommand.class, VerifyCommand.class,
-                AlterCommand.class, CutoverCommand.class, ConfigReferenceCommand.class, CommandLine.HelpCommand.class},
+                AlterCommand.class, CutoverCommand.class, io.sluice.bench.BenchCommand.class, ConfigReferenceCommand.class, CommandLine.HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND")
 public final class SluiceCommand implements Runnable {
 

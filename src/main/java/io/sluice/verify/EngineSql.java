@@ -59,7 +59,7 @@ abstract class EngineSql {
     abstract String keyAtMost(List<String> keys, List<String> params, List<Integer> binds);
 
     /** One row's hash as 32 hex digits: NULL-safe, and no two different rows render to the same hashed text. */
-    abstract String rowHash(List<String> columns);
+    abstract String rowHash(List<String> columns, List<io.sluice.spi.model.ValueKind> kinds);
 
     /** {@code count, fold(first half), fold(second half)} over {@code hashedRows}, a query yielding column {@code h}. */
     abstract String hashAggregate(String hashedRows);
@@ -148,7 +148,7 @@ abstract class EngineSql {
         }
 
         @Override
-        String rowHash(List<String> columns) {
+        String rowHash(List<String> columns, List<io.sluice.spi.model.ValueKind> kinds) {
             // A record's text form quotes any value that is empty or holds a delimiter, and leaves NULL
             // empty and unquoted: (1,,"") and (1,"",) differ, and no value can fake a column boundary.
             return "md5(ROW(" + String.join(", ", columns) + ")::text)";
@@ -240,15 +240,24 @@ abstract class EngineSql {
         }
 
         @Override
-        String rowHash(List<String> columns) {
+        String rowHash(List<String> columns, List<io.sluice.spi.model.ValueKind> kinds) {
             // QUOTE() gives 'text' with quotes and backslashes escaped, and the bare word NULL for NULL: so
             // NULL, '' and 'NULL' differ, and a comma inside a value cannot pass for a column boundary.
             // Each part is cast to binary so columns of different character sets can be concatenated.
-            StringBuilder sb = new StringBuilder("MD5(CONCAT_WS(','");
-            for (String c : columns) {
-                sb.append(", CAST(QUOTE(").append(c).append(") AS BINARY)");
+            // SHA2, not MD5: MySQL 9 has no MD5() (nor SHA1()); MariaDB and MySQL 8 both have SHA2. The aggregate
+            // reads the first 32 hex digits.
+            // Bytes go as HEX (NULL as the word NULL, which no hex string is): MySQL refuses QUOTE() of bytes that
+            // are not valid in the connection's character set ("Cannot convert string … from binary to utf8mb4").
+            StringBuilder sb = new StringBuilder("SHA2(CONCAT_WS(','");
+            for (int i = 0; i < columns.size(); i++) {
+                String c = columns.get(i);
+                if (kinds.get(i) == io.sluice.spi.model.ValueKind.BYTES) {
+                    sb.append(", IFNULL(HEX(").append(c).append("), 'NULL')");
+                } else {
+                    sb.append(", CAST(QUOTE(").append(c).append(") AS BINARY)");
+                }
             }
-            return sb.append("))").toString();
+            return sb.append("), 256)").toString();
         }
 
         @Override

@@ -68,7 +68,7 @@ final class SideTable implements AutoCloseable {
     /** Row count and two folded halves of the rows' hashes over {@code (lo, hi]}, computed by the server. */
     ChunkHash hash(Object[] lo, Object[] hi) throws SQLException {
         Range r = range(lo, hi);
-        String q = sql.hashAggregate("SELECT " + sql.rowHash(quotedColumns) + " AS h FROM " + from + r.where);
+        String q = sql.hashAggregate("SELECT " + sql.rowHash(quotedColumns, def.columns().stream().map(c -> c.kind()).toList()) + " AS h FROM " + from + r.where);
         try (PreparedStatement ps = connection.prepareStatement(q)) {
             bind(ps, r, lo, hi);
             try (ResultSet rs = ps.executeQuery()) {

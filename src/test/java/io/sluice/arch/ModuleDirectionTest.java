@@ -32,6 +32,7 @@ class ModuleDirectionTest {
     private static final String POSTGRES = "io.sluice.postgres..";
     private static final String MYSQL = "io.sluice.mysql..";
     private static final String RUNTIME = "io.sluice.runtime..";
+    private static final String METRICS = "io.sluice.metrics..";
     private static final String APP = "io.sluice.app..";
     private static final String CLI = "io.sluice.cli..";
 
@@ -49,7 +50,7 @@ class ModuleDirectionTest {
         ArchRule rule = noClasses().that().resideInAPackage(module)
                 .should().dependOnClassesThat().resideInAnyPackage(forbidden)
                 .allowEmptyShould(true)
-                .because("docs/design/architecture.md: copier and applier depend on the SPI only, engines on the SPI, "
+                .because("docs/design/architecture.md: copier and applier depend on the SPI (and metrics) only, engines on the SPI, "
                         + "and only the application depends on everything");
         rule.check(classes);
     }
@@ -72,7 +73,12 @@ class ModuleDirectionTest {
 
     @Test
     void spiKnowsNoModule() {
-        check(SPI, COPIER, APPLIER, POSTGRES, MYSQL, RUNTIME, APP, CLI);
+        check(SPI, COPIER, APPLIER, POSTGRES, MYSQL, RUNTIME, METRICS, APP, CLI);
+    }
+
+    @Test
+    void metricsKnowsOnlyTheSpi() {
+        check(METRICS, COPIER, APPLIER, POSTGRES, MYSQL, RUNTIME, APP, CLI);
     }
 
     @Test
@@ -86,8 +92,9 @@ class ModuleDirectionTest {
             "connectors/postgres", Set.of("sluice-spi"),
             "connectors/mysql", Set.of("sluice-spi"),
             "connectors/runtime", Set.of(),
-            "copier", Set.of("sluice-spi"),
-            "applier", Set.of("sluice-spi"));
+            "connectors/metrics", Set.of("sluice-spi"),
+            "copier", Set.of("sluice-spi", "sluice-metrics"),
+            "applier", Set.of("sluice-spi", "sluice-metrics"));
 
     @Test
     void pomsDeclareOnlyAllowedModuleDependencies() throws Exception {

@@ -83,19 +83,25 @@ class SluiceCommandTest {
     void helpListsCommandsAndExitCodes() {
         CliRun help = CliRun.of("--help");
         assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("quickstart", "replicate", "status", "verify", "alter", "cutover", "config-reference",
+        assertThat(help.out()).contains("quickstart", "replicate", "status", "verify", "alter", "cutover", "bench", "config-reference",
                 "Exit codes:", "130");
         assertThat(CliRun.of("alter", "--help").out()).contains("--postpone-cutover", "--revert", "--cleanup", "Exit codes:");
     }
 
     @Test
-    void laterCommandsSayNotImplementedWithTheRuntimeCode() {
-        for (String[] args : List.of(new String[]{"alter", "-c", "x.yaml", "-t", "public.t", "--alter", "ADD COLUMN x int", "--postpone-cutover"},
-                new String[]{"cutover", "-t", "public.t"})) {
-            CliRun r = CliRun.of(args);
-            assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(4);
-            assertThat(r.err()).contains("is not implemented yet");
-        }
+    void cutoverWithoutARunningAlterIsARuntimeFailureNamingTheEndpoint() {
+        CliRun r = CliRun.of("cutover", "-t", "public.t", "--url", "http://127.0.0.1:1");
+        assertThat(r.exitCode()).isEqualTo(4);
+        assertThat(r.err()).contains("http://127.0.0.1:1");
+    }
+
+    @Test
+    void alterChecksItsConfigBeforeTouchingAnything() throws Exception {
+        Path cfg = Files.writeString(dir.resolve("alter.yaml"), "source: {url: \"jdbc:postgresql://127.0.0.1:1/x\", heartbeat: soon}\nkafka: {partitions: 0}\n");
+        CliRun r = CliRun.of("alter", "-c", cfg.toString(), "-t", "public.t", "--alter", "ADD COLUMN x int");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("source.heartbeat", "kafka.partitions");
+        assertThat(CliRun.of("alter", "-c", cfg.toString(), "-t", "nodot", "--alter", "ADD COLUMN x int").err()).contains("expected schema.table");
     }
 
     @Test

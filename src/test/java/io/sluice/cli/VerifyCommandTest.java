@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.app.log.SecretMasker;
 import io.sluice.testkit.PostgresServer;
+import io.sluice.testkit.Sql;
 import io.sluice.testkit.TestServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -10,8 +11,6 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,15 +30,15 @@ class VerifyCommandTest {
         src = pg.createDatabase("verifycli_src");
         dst = pg.createDatabase("verifycli_dst");
         try (Connection s = pg.connect(src); Connection t = pg.connect(dst)) {
-            exec(s, "CREATE TABLE accounts (block bigint, address text, balance bigint, PRIMARY KEY (block, address))",
+            Sql.exec(s, "CREATE TABLE accounts (block bigint, address text, balance bigint, PRIMARY KEY (block, address))",
                     "INSERT INTO accounts SELECT g / 10, md5(g::text), g FROM generate_series(1, 5000) g",
                     "CREATE TABLE ignored (id int PRIMARY KEY)");
             // The target as replicate leaves it with target.schema: copy; rows inserted in another physical order.
-            exec(t, "CREATE SCHEMA copy",
+            Sql.exec(t, "CREATE SCHEMA copy",
                     "CREATE TABLE copy.accounts (block bigint, address text, balance bigint, PRIMARY KEY (block, address))",
                     "INSERT INTO copy.accounts SELECT g / 10, md5(g::text), g FROM generate_series(5000, 1, -1) g",
                     "CREATE TABLE copy.orders (id bigint PRIMARY KEY)");
-            exec(s, "CREATE TABLE orders (id bigint PRIMARY KEY, note text)", "INSERT INTO orders VALUES (1, 'a')");
+            Sql.exec(s, "CREATE TABLE orders (id bigint PRIMARY KEY, note text)", "INSERT INTO orders VALUES (1, 'a')");
         }
         config = Files.writeString(Files.createTempDirectory("sluice-verify").resolve("sluice.yaml"), """
                 pipeline: {name: shop}
@@ -55,14 +54,6 @@ class VerifyCommandTest {
         SecretMasker.clear();
     }
 
-    private static void exec(Connection c, String... sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            for (String q : sql) {
-                s.execute(q);
-            }
-        }
-    }
-
     @Test
     void equalTablesExitZero() {
         CliRun run = CliRun.of("verify", "-c", config.toString(), "--table", "public.accounts");
@@ -73,7 +64,7 @@ class VerifyCommandTest {
     @Test
     void aCorruptedTargetRowExitsThreeNamingItsKey() throws Exception {
         try (Connection t = pg.connect(dst)) {
-            exec(t, "UPDATE copy.accounts SET balance = -1 WHERE block = 123 AND address = md5('1234')");
+            Sql.exec(t, "UPDATE copy.accounts SET balance = -1 WHERE block = 123 AND address = md5('1234')");
         }
         try {
             CliRun run = CliRun.of("verify", "-c", config.toString(), "--table", "public.accounts", "--deadline", "1s");
@@ -81,7 +72,7 @@ class VerifyCommandTest {
             assertThat(run.out()).contains("1 difference", "values differ at (123, '" + md5("1234") + "'): balance", "verify: NOT equal");
         } finally {
             try (Connection t = pg.connect(dst)) {
-                exec(t, "UPDATE copy.accounts SET balance = 1234 WHERE block = 123 AND address = md5('1234')");
+                Sql.exec(t, "UPDATE copy.accounts SET balance = 1234 WHERE block = 123 AND address = md5('1234')");
             }
         }
     }

@@ -3,11 +3,12 @@ package io.sluice.verify;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.model.ValueKind;
-import io.sluice.testkit.MariaDbServer;
+import io.sluice.testkit.DatabaseServer;
 import io.sluice.testkit.TestServers;
 import io.sluice.verify.TableResult.Method;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import java.sql.Connection;
 import java.util.List;
@@ -18,18 +19,27 @@ import static io.sluice.verify.Sample.config;
 import static io.sluice.verify.Sample.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** MariaDB to MariaDB, two databases on one server: server-side chunk hashes (MD5 of QUOTEd columns). */
+/**
+ * MariaDB to MariaDB, two databases on one server: server-side chunk hashes (SHA-256 of QUOTEd columns).
+ * {@link MySqlVerifyTest} runs the same tests on MySQL.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbVerifyTest {
-    private static MariaDbServer maria;
-    private static String srcDb;
-    private static String dstDb;
-    private static VerifySide source;
-    private static VerifySide target;
+    private DatabaseServer maria;
+    private String srcDb;
+    private String dstDb;
+    private VerifySide source;
+    private VerifySide target;
     private static final AtomicInteger TABLES = new AtomicInteger();
 
+    /** The server both databases live on. */
+    DatabaseServer server() {
+        return TestServers.mariadb();
+    }
+
     @BeforeAll
-    static void servers() throws Exception {
-        maria = TestServers.mariadb();
+    void servers() throws Exception {
+        maria = server();
         srcDb = maria.createDatabase("verify_maria_src");
         dstDb = maria.createDatabase("verify_maria_dst");
         source = VerifySide.of(maria.jdbcUrl(srcDb), () -> maria.connect(srcDb));
@@ -41,7 +51,7 @@ class MariaDbVerifyTest {
     }
 
     /** The sample table on both sides, the target filled in reverse key order and then updated back and forth. */
-    private static TablePair sampleTables(int n) throws Exception {
+    private TablePair sampleTables(int n) throws Exception {
         String name = name();
         List<Object[]> rows = Sample.rows(n, false);
         try (Connection s = maria.connect(srcDb); Connection t = maria.connect(dstDb)) {
@@ -112,7 +122,7 @@ class MariaDbVerifyTest {
                 "values differ at (1): a", "values differ at (2): a, b", "values differ at (3): a, b", "values differ at (4): a, b");
     }
 
-    private static TableDef def(String db, String name) {
+    private TableDef def(String db, String name) {
         return new TableDef(new TableId(db, name), List.of(Sample.col("id", ValueKind.INT, "int", false, 0, 0),
                 Sample.col("a", ValueKind.STRING, "varchar", true, 10, 0), Sample.col("b", ValueKind.STRING, "varchar", true, 10, 0)),
                 List.of("id"));

@@ -48,17 +48,46 @@ public final class ConfigLoader {
      * section) and should not fail on, say, a password variable that is set only where the pipeline runs.
      */
     public static Settings.Values loadSection(Path file, ConfigSection section) {
+        return loadSections(file, List.of(section)).get(section.name());
+    }
+
+    /**
+     * Some sections of a config file, for commands that use only those ({@code sluice alter} needs the source,
+     * kafka and http sections, not a target or a table list). Every problem in them is reported at once and
+     * their secrets are registered for masking, as with {@link #load}; other sections are not looked at.
+     */
+    public static Map<String, Settings.Values> loadSections(Path file, List<ConfigSection> sections) {
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException(List.of(file + ": config file not found"));
+        }
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new ConfigException(List.of(file + ": cannot read the config file: " + e.getMessage()));
         }
-        Object raw = topLevel(text, file.toString()).get(section.name());
-        if (raw != null && !(raw instanceof Map<?, ?>)) {
-            throw new ConfigException(List.of(section.name() + ": expected a mapping of settings"));
+        Map<String, Object> top = topLevel(text, file.toString());
+        registerUrlSecrets(top);
+        List<String> problems = new ArrayList<>();
+        Map<String, Settings.Values> values = new LinkedHashMap<>();
+        for (ConfigSection section : sections) {
+            Object raw = top.get(section.name());
+            if (raw != null && !(raw instanceof Map<?, ?>)) {
+                problems.add(section.name() + ": expected a mapping of settings, got " + describeType(raw));
+                continue;
+            }
+            try {
+                Settings.Values v = section.userSettings().parse(raw == null ? Map.of() : stringKeys((Map<?, ?>) raw), section.name() + ".");
+                values.put(section.name(), v);
+                registerSecrets(section.userSettings(), v);
+            } catch (ConfigException e) {
+                problems.addAll(e.problems());
+            }
         }
-        return section.userSettings().parse(raw == null ? Map.of() : stringKeys((Map<?, ?>) raw), section.name() + ".");
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems.stream().map(SecretMasker::mask).toList());
+        }
+        return values;
     }
 
     /** Parses config text; {@code origin} only names the file in messages (may be null). */

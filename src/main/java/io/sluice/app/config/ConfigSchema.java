@@ -133,7 +133,14 @@ public final class ConfigSchema {
             new Settings("http", List.of(HTTP_ENABLED, HTTP_BIND, HTTP_PORT)));
 
     public static final ConfigSection COPIER = ConfigSection.of("copier",
-            "Copier tuning: chunk sizes, parallelism, throttling.", CopierConfig.SETTINGS);
+            "Copier tuning: chunk sizes, parallelism, throttling.", new Settings("copier", copierSettings()));
+
+    /** The copier's own settings, and the applier-lag throttle its connector applies to this pipeline's applier. */
+    private static List<Setting<?>> copierSettings() {
+        List<Setting<?>> all = new java.util.ArrayList<>(CopierConfig.ALL);
+        all.add(io.sluice.copier.connect.CopierConnectorConfig.APPLIER_LAG_MAX);
+        return all;
+    }
 
     public static final ConfigSection APPLIER = new ConfigSection("applier",
             "Applier tuning (fetch size, rows per statement and per transaction).", ApplierSettings.SETTINGS,

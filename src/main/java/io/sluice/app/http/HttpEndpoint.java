@@ -93,7 +93,7 @@ public final class HttpEndpoint implements AutoCloseable {
         executor.shutdownNow();
     }
 
-    private record Response(int status, String contentType, String body) {
+    record Response(int status, String contentType, String body) {
         static Response json(int status, String body) {
             return new Response(status, "application/json", body);
         }
@@ -101,10 +101,14 @@ public final class HttpEndpoint implements AutoCloseable {
         static Response error(int status, String message) {
             return json(status, "{\"error\": " + quote(message) + "}\n");
         }
+
+        static Response text(int status, String message) {
+            return new Response(status, "text/plain; charset=utf-8", message + "\n");
+        }
     }
 
     @FunctionalInterface
-    private interface Handler {
+    interface Handler {
         Response get() throws IOException;
     }
 
@@ -180,7 +184,8 @@ public final class HttpEndpoint implements AutoCloseable {
         }
     }
 
-    private static void handle(HttpExchange ex, Handler handler) throws IOException {
+    /** Answers one exchange with what {@code handler} returns: secrets masked, a failure as a 500 naming it. */
+    static void handle(HttpExchange ex, Handler handler) throws IOException {
         Response r;
         try {
             r = handler.get();

@@ -28,6 +28,11 @@ public final class ConnectClient {
         this.base = restUrl.replaceAll("/+$", "");
     }
 
+    /** The worker's REST base URL, without a trailing slash. */
+    public String restUrl() {
+        return base;
+    }
+
     /** Creates the connector, or updates its config (Connect restarts its tasks only when the config changed). */
     public void putConfig(String name, Map<String, String> config) {
         send("PUT", "/connectors/" + name + "/config", JSON.valueToTree(config).toString());

@@ -50,11 +50,6 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
      */
     public static ConnectorConfigs of(ValidatedPlan plan, String bootstrapServers) {
         SluiceConfig cfg = plan.config();
-        if (!cfg.tables().mappings().isEmpty()) {
-            // Validation checks mappings already, so configs written today stay valid; the applier cannot apply them yet.
-            throw new ConfigException(List.of("tables.mapping: renaming tables or columns is not supported by the applier "
-                    + "yet; remove tables.mapping (target.schema does work)"));
-        }
         String pipeline = cfg.pipelineName();
         int partitions = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_PARTITIONS);
         Integer replication = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_REPLICATION);
@@ -89,6 +84,8 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         copier.put(CopierConnectorConfig.PASSWORD.key(), sourcePassword);
         copier.put(CopierConnectorConfig.BOOTSTRAP.key(), bootstrapServers);
         copier.put(CopierConnectorConfig.REPLICATION.key(), String.valueOf(replication == null ? -1 : replication));
+        // Connect's consumer group of a sink connector is connect-<name>: the copier may hold while it lags.
+        copier.put(CopierConnectorConfig.APPLIER_GROUP.key(), "connect-" + pipeline + "-applier");
         copier.putAll(cfg.values(ConfigSchema.COPIER).toProperties());
         CopierConnectorConfig.parse(copier); // the copier's own rules, before anything is posted
 
@@ -105,11 +102,51 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         applier.put(ApplierSettings.PARTITIONS.key(), String.valueOf(partitions));
         applier.put(ApplierSettings.CREATE_TABLES.key(), String.valueOf(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES)));
         applier.putAll(cfg.values(ConfigSchema.APPLIER).toProperties());
+        putMappings(plan, applier);
         // One task per partition pair is the applier's most parallel layout (merge.md: a task owns partition p of both topics).
         Map<String, String> sink = ApplierSinkConnector.connectorConfig(applier, partitions);
 
         return new ConnectorConfigs(new Named(pipeline + "-debezium", dbz), new Named(pipeline + "-copier", copier),
                 new Named(pipeline + "-applier", sink));
+    }
+
+    /**
+     * {@code tables.mapping} as the applier's {@code target.tables} / {@code target.columns} entries. The applier
+     * writes every table into one schema (target.schema, else the source's), so a mapping into another schema is
+     * refused here, naming the table.
+     */
+    private static void putMappings(ValidatedPlan plan, Map<String, String> applier) {
+        String targetSchema = nonNull(plan.config().get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA));
+        List<String> tables = new java.util.ArrayList<>();
+        List<String> columns = new java.util.ArrayList<>();
+        List<String> problems = new java.util.ArrayList<>();
+        for (PlannedTable t : plan.tables()) {
+            TableId src = t.source().id();
+            io.sluice.app.config.TableMapping m = t.mapping();
+            if (m == null || m.equals(io.sluice.app.config.TableMapping.NONE)) {
+                continue;
+            }
+            String schema = targetSchema.isBlank() ? src.schema() : targetSchema;
+            if (!t.target().schema().equals(schema)) {
+                problems.add("tables.mapping." + src + ".target: " + t.target() + " is outside schema " + schema
+                        + "; the applier writes every table into one schema (target.schema): name the table only");
+                continue;
+            }
+            if (!t.target().table().equals(src.table())) {
+                tables.add(src + "=" + t.target().table());
+            }
+            m.columns().forEach((from, to) -> columns.add(src + "." + from + "=" + to));
+            m.skipColumns().forEach(c -> columns.add(src + "." + c + "="));
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        if (!tables.isEmpty()) {
+            applier.put(ApplierSettings.TARGET_TABLES.key(), String.join(",", tables));
+        }
+        if (!columns.isEmpty()) {
+            applier.put(ApplierSettings.TARGET_COLUMNS.key(), String.join(",", columns));
+        }
     }
 
     /** Every topic the pipeline uses for its tables (change and copy), which the runtime creates up front. */

@@ -58,6 +58,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
     private volatile String error;
     private volatile Duration lag;
     private volatile boolean paused;
+    private volatile long rateLimit;
     private volatile RuntimeSettings settings;
     private volatile PipelineRuntime runtime;
     private volatile ConnectorConfigs connectors;
@@ -83,6 +84,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
             phase(Phase.CREATING);
             runtime = runtimes.apply(plan);
             connectors = ConnectorConfigs.of(plan, runtime.bootstrapServers());
+            rateLimit = Long.parseLong(connectors.copier().config().getOrDefault(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), "0"));
             createTopics();
             ConnectClient connect = runtime.connect();
             phase(Phase.STARTING_STREAM);
@@ -269,7 +271,8 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
                     : phase == Phase.COPYING || n > 0 ? TableProgress.State.COPYING : TableProgress.State.PENDING;
             tables.add(new TableProgress(t.toString(), state, n, e.getValue(), done ? 0 : rates.get(t).rate()));
         }
-        ThrottleState throttle = paused ? new ThrottleState(true, 0, "paused by POST /control/pause") : ThrottleState.NONE;
+        ThrottleState throttle = paused ? new ThrottleState(true, rateLimit, "paused by POST /control/pause")
+                : rateLimit > 0 ? new ThrottleState(false, rateLimit, "copy limited to " + rateLimit + " rows/s") : ThrottleState.NONE;
         return new PipelineStatus(plan.config().pipelineName(), phase, since, tables, lag, throttle, settings, error);
     }
 
@@ -287,10 +290,18 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         paused = false;
     }
 
+    /**
+     * Sets the copy's rate limit (0 lifts it) in the copier connector's config; Connect restarts its tasks, which
+     * resume after their last committed chunk and pace from there.
+     */
     @Override
-    public void throttle(long rowsPerSecond) {
-        throw new UnsupportedOperationException("the copier has no rate limit yet; use /control/pause and /control/resume, "
-                + "or copier.throttle.* in the config");
+    public synchronized void throttle(long rowsPerSecond) {
+        ConnectClient connect = requireRunning();
+        Map<String, String> c = new LinkedHashMap<>(connectors.copier().config());
+        c.put(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), String.valueOf(rowsPerSecond));
+        connect.putConfig(connectors.copier().name(), c);
+        connectors = new ConnectorConfigs(connectors.debezium(), new ConnectorConfigs.Named(connectors.copier().name(), c), connectors.applier());
+        rateLimit = rowsPerSecond;
     }
 
     /**

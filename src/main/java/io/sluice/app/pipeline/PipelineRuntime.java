@@ -47,15 +47,19 @@ public final class PipelineRuntime implements AutoCloseable {
     }
 
     public static PipelineRuntime start(SluiceConfig config) {
-        String name = config.pipelineName();
-        String servers = config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP);
-        String connectUrl = config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_CONNECT_URL);
+        return start(config.pipelineName(), config.values(ConfigSchema.KAFKA));
+    }
+
+    /** As {@link #start(SluiceConfig)}, from the kafka section alone; {@code name} keys the embedded state directory. */
+    public static PipelineRuntime start(String name, io.sluice.spi.config.Settings.Values kafkaSection) {
+        String servers = kafkaSection.get(ConfigSchema.KAFKA_BOOTSTRAP);
+        String connectUrl = kafkaSection.get(ConfigSchema.KAFKA_CONNECT_URL);
         EmbeddedKafka kafka = null;
         EmbeddedConnect connect = null;
         Admin admin = null;
         try {
-            if (config.embeddedKafka()) {
-                Path dir = Path.of(config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(name).resolve("kafka");
+            if (servers == null || servers.isBlank()) {
+                Path dir = Path.of(kafkaSection.get(ConfigSchema.KAFKA_STATE_DIR)).resolve(name).resolve("kafka");
                 log.info("Starting the embedded Kafka broker (data in {})", dir.toAbsolutePath());
                 kafka = EmbeddedKafka.builder(dir).port(stablePort(dir)).start();
                 servers = kafka.bootstrapServers();

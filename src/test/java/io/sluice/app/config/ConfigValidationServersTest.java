@@ -4,15 +4,13 @@ import io.sluice.app.log.SecretMasker;
 import io.sluice.spi.config.ConfigException;
 import io.sluice.testkit.MariaDbServer;
 import io.sluice.testkit.PostgresServer;
+import io.sluice.testkit.Sql;
 import io.sluice.testkit.TestServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.ServerSocket;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,21 +30,6 @@ class ConfigValidationServersTest {
         SecretMasker.clear();
     }
 
-    private static void exec(Connection c, String... sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            for (String q : sql) {
-                s.execute(q);
-            }
-        }
-    }
-
-    private static long count(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
     private List<String> problems(SluiceConfig config) {
         try {
             validator.validate(config);
@@ -63,7 +46,7 @@ class ConfigValidationServersTest {
         String targetDb = pg.createDatabase("cfgdst");
         String role = TestServers.uniqueName("plain");
         try (Connection c = pg.connect(db)) {
-            exec(c, "CREATE TABLE accounts (block bigint, address text, balance bigint, PRIMARY KEY (block, address))",
+            Sql.exec(c, "CREATE TABLE accounts (block bigint, address text, balance bigint, PRIMARY KEY (block, address))",
                     "INSERT INTO accounts SELECT g, md5(g::text), g FROM generate_series(1, 1000) g",
                     "ANALYZE accounts",
                     "CREATE TABLE nokey (a int, b text)",
@@ -74,8 +57,8 @@ class ConfigValidationServersTest {
         long slots;
         long publications;
         try (Connection c = pg.connect(db)) {
-            slots = count(c, "SELECT count(*) FROM pg_replication_slots");
-            publications = count(c, "SELECT count(*) FROM pg_publication");
+            slots = Sql.queryLong(c, "SELECT count(*) FROM pg_replication_slots");
+            publications = Sql.queryLong(c, "SELECT count(*) FROM pg_publication");
         }
 
         SluiceConfig bad = ConfigLoader.parse("""
@@ -92,11 +75,11 @@ class ConfigValidationServersTest {
         assertThat(p).hasSize(5);
 
         try (Connection c = pg.connect(db); Connection t = pg.connect(targetDb)) {
-            assertThat(count(c, "SELECT count(*) FROM pg_replication_slots")).as("replication slots").isEqualTo(slots);
-            assertThat(count(c, "SELECT count(*) FROM pg_publication")).as("publications").isEqualTo(publications);
-            assertThat(count(t, "SELECT count(*) FROM information_schema.tables WHERE table_schema NOT IN "
+            assertThat(Sql.queryLong(c, "SELECT count(*) FROM pg_replication_slots")).as("replication slots").isEqualTo(slots);
+            assertThat(Sql.queryLong(c, "SELECT count(*) FROM pg_publication")).as("publications").isEqualTo(publications);
+            assertThat(Sql.queryLong(t, "SELECT count(*) FROM information_schema.tables WHERE table_schema NOT IN "
                     + "('pg_catalog', 'information_schema')")).as("target tables").isZero();
-            assertThat(count(t, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'sluice'")).as("state schema").isZero();
+            assertThat(Sql.queryLong(t, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'sluice'")).as("state schema").isZero();
         }
 
         SluiceConfig good = ConfigLoader.parse("""
@@ -140,7 +123,7 @@ class ConfigValidationServersTest {
         String targetDb = pg.createDatabase("cfgmt");
         String user = TestServers.uniqueName("plain");
         try (Connection c = maria.connect(db)) {
-            exec(c, "CREATE TABLE accounts (id bigint PRIMARY KEY, note varchar(20))",
+            Sql.exec(c, "CREATE TABLE accounts (id bigint PRIMARY KEY, note varchar(20))",
                     "CREATE TABLE nokey (a int, b text)",
                     "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'plain-Pw-2'",
                     "GRANT SELECT ON " + db + ".* TO '" + user + "'@'%'");

@@ -113,6 +113,12 @@ class PipelineTest {
             assertThat(p.changeSettings(200, 50)).isEqualTo(new RuntimeSettings(200, 50));
             exec(source, "UPDATE accounts SET balance = balance + 1 WHERE block = 9");
             await("a change after the settings changed", p, Duration.ofMinutes(1), () -> same(source, target));
+
+            // A rate limit reaches the copier connector's config and the status; the stream goes on.
+            p.throttle(1234);
+            assertThat(p.status().throttle().rowsPerSecondLimit()).isEqualTo(1234);
+            exec(source, "UPDATE accounts SET balance = balance + 1 WHERE block = 10");
+            await("a change under a copy rate limit", p, Duration.ofMinutes(1), () -> same(source, target));
         }
     }
 
@@ -164,9 +170,54 @@ class PipelineTest {
         assertThat(connectors.get(0).path("name").asText()).isEqualTo("shop-debezium");
         assertThat(connectors.get(0).path("config").path("transforms.partitionByKey.partitions").asText()).isEqualTo("3");
         assertThat(connectors.get(1).path("config").path("exactly.once.support").asText()).isEqualTo("required");
+        assertThat(connectors.get(1).path("config").path("throttle.applier.group").asText()).isEqualTo("connect-shop-applier");
         assertThat(connectors.get(2).path("config").path("topics").asText()).isEqualTo("shop.public.items,shop.public.items.copy");
         assertThat(connectors.get(2).path("config").path("tasks.max").asText()).isEqualTo("3");
         assertThat(out.toString()).doesNotContain("\"" + pg.password() + "\"").contains("********");
+    }
+
+    @Test
+    void tablesMappingRenamesTheTableAndAColumnAndSkipsOne() throws Exception {
+        PostgresServer pg = TestServers.postgres();
+        String src = pg.createDatabase("mapsrc");
+        String dst = pg.createDatabase("mapdst");
+        try (Connection c = pg.connect(src)) {
+            exec(c, "CREATE TABLE accounts (block bigint, address text, balance bigint NOT NULL, secret text, PRIMARY KEY (block, address))");
+            exec(c, "INSERT INTO accounts SELECT g / 10, md5(g::text), g, 'hidden' FROM generate_series(1, 3000) g");
+        }
+        String name = TestServers.uniqueName("map").toLowerCase().replaceAll("[^a-z0-9_]", "_");
+        SluiceConfig config = ConfigLoader.parse("""
+                pipeline: {name: %s}
+                source: {url: "%s", user: %s, password: "%s", heartbeat: 1s}
+                target: {url: "%s", user: %s, password: "%s"}
+                tables:
+                  include: [public.accounts]
+                  mapping:
+                    public.accounts: {target: ledger, columns: {balance: amount}, skip-columns: [secret]}
+                kafka: {partitions: 1, state-dir: "%s"}
+                http: {enabled: false}
+                applier: {commit.interval: 200ms}
+                """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
+                Path.of("target", "pipeline-test-" + System.nanoTime())), null);
+        ValidatedPlan plan = ConfigValidator.standard().validate(config);
+        String digest = "SELECT count(*) || ':' || coalesce(sum(%s), 0) || ':' || coalesce(md5(string_agg(address, ',' ORDER BY block, address)), '') FROM %s";
+        try (Connection source = pg.connect(src); Connection target = pg.connect(dst);
+             Pipeline p = new Pipeline(plan, v -> PipelineRuntime.start(v.config()))) {
+            p.start();
+            exec(source, "UPDATE accounts SET balance = -1, secret = 'changed' WHERE block = 7");
+            exec(source, "INSERT INTO accounts VALUES (999999, 'late', 42, 'hidden')");
+            BooleanSupplier equal = () -> {
+                try {
+                    return query(source, digest.formatted("balance", "accounts")).equals(query(target, digest.formatted("amount", "public.ledger")));
+                } catch (SQLException e) {
+                    return false;   // not created yet
+                }
+            };
+            await("the mapped target to match", p, Duration.ofMinutes(3), equal);
+            assertThat(query(target, "SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM information_schema.columns "
+                    + "WHERE table_schema = 'public' AND table_name = 'ledger'")).isEqualTo("block,address,amount");
+            assertThat(query(target, "SELECT amount FROM public.ledger WHERE block = 999999")).isEqualTo("42");
+        }
     }
 
     private static boolean same(Connection source, Connection target) {

@@ -1,0 +1,101 @@
+package io.sluice.alter;
+
+import io.sluice.spi.model.TableId;
+import io.sluice.verify.VerifyConfig;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What one {@code sluice alter} does and its bounds. Build with {@link #of} and the {@code with…} methods.
+ *
+ * @param table           the table to change in place
+ * @param alterClause     the ALTER TABLE clause(s), applied verbatim to the shadow table (validated by the database)
+ * @param renames         renamed columns, old name → new name (the clause renames them on the shadow; this tells the
+ *                        stream which new column an old one feeds)
+ * @param foreignKeys     what to do with foreign keys of the table: refuse (default) or leave them off the new table
+ * @param triggers        what to do with triggers on the table: refuse (default) or leave them off the new table
+ * @param allowNarrowing  accept type changes that may not hold every value (the stream then fails loudly on such a value)
+ * @param lockBound       longest the cut-over may block the application's queries on the table (lock wait + catch-up)
+ * @param maxLag          cut over only when the shadow catches up with the table within this long
+ * @param cutOverAttempts cut-over attempts before giving up
+ * @param retryBackoff    wait after a failed attempt (doubled each time)
+ * @param postponeCutOver keep streaming until {@link OnlineAlter#cutOverNow()} is called
+ * @param revertWindow    after cut-over, stream the new table's changes back into the old one so a revert loses nothing
+ * @param partitions      partitions of the pipeline's topics (and applier tasks)
+ * @param copyTimeout     longest the copy may take before the alter fails
+ * @param verify          verification settings (its deadline bounds the re-checks before cut-over)
+ * @param heartbeat       Debezium heartbeat interval
+ */
+public record AlterOptions(TableId table, String alterClause, Map<String, String> renames, Policy foreignKeys, Policy triggers,
+                           boolean allowNarrowing, Duration lockBound, Duration maxLag, int cutOverAttempts, Duration retryBackoff,
+                           boolean postponeCutOver, boolean revertWindow, int partitions, Duration copyTimeout, VerifyConfig verify,
+                           Duration heartbeat) {
+
+    /** How objects the online change cannot carry are handled. */
+    public enum Policy {
+        /** Refuse the alter, naming the objects. */
+        REFUSE,
+        /** Proceed; the new table is created without them (the user recreates what they still need). */
+        DROP
+    }
+
+    public AlterOptions {
+        Objects.requireNonNull(table, "table");
+        renames = Map.copyOf(renames);
+        if (lockBound.isNegative() || lockBound.isZero()) {
+            throw new IllegalArgumentException("the lock bound must be positive");
+        }
+        if (cutOverAttempts < 1) {
+            throw new IllegalArgumentException("at least one cut-over attempt");
+        }
+    }
+
+    /** Defaults: 3 s lock bound, 2 s lag, 5 attempts from 1 s backoff, revert window on, 2 partitions. */
+    public static AlterOptions of(TableId table, String alterClause) {
+        VerifyConfig v = VerifyConfig.parse(Map.of("deadline", "30s", "recheck-interval", "500ms"));
+        return new AlterOptions(table, alterClause, Map.of(), Policy.REFUSE, Policy.REFUSE, false, Duration.ofSeconds(3),
+                Duration.ofSeconds(2), 5, Duration.ofSeconds(1), false, true, 2, Duration.ofHours(24), v, Duration.ofSeconds(1));
+    }
+
+    public AlterOptions withRenames(Map<String, String> r) {
+        return new AlterOptions(table, alterClause, r, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+    }
+
+    public AlterOptions withPolicies(Policy fk, Policy trig) {
+        return new AlterOptions(table, alterClause, renames, fk, trig, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+    }
+
+    public AlterOptions withAllowNarrowing(boolean allow) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allow, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+    }
+
+    public AlterOptions withCutOver(Duration bound, Duration lag, int attempts, Duration backoff) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, bound, lag, attempts,
+                backoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+    }
+
+    public AlterOptions withPostponeCutOver(boolean postpone) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postpone, revertWindow, partitions, copyTimeout, verify, heartbeat);
+    }
+
+    public AlterOptions withRevertWindow(boolean on) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, on, partitions, copyTimeout, verify, heartbeat);
+    }
+
+    public AlterOptions withPartitions(int n) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, revertWindow, n, copyTimeout, verify, heartbeat);
+    }
+
+    public AlterOptions withVerify(VerifyConfig v) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, v, heartbeat);
+    }
+}

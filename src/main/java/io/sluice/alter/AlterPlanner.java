@@ -1,0 +1,154 @@
+package io.sluice.alter;
+
+import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.dialect.PlanException;
+import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Plans an alter and creates its shadow: refuses what cannot be carried (naming it), creates {@code _T_new} like
+ * {@code T}, applies the user's ALTER clause to it (the database is the parser and the validator: nothing of the
+ * clause is interpreted here), maps the columns, and takes the secondary indexes off for the copy.
+ */
+final class AlterPlanner {
+    private AlterPlanner() {
+    }
+
+    static AlterPlan plan(Database db, AlterOptions o, SchemaOps ops) throws SQLException {
+        TableId t = o.table();
+        ShadowNames names = ShadowNames.of(t);
+        SourceDialect dialect = Dialects.source(db.jdbcUrl());
+        try (Connection c = db.open()) {
+            if (!ops.exists(c, t)) {
+                throw AlterException.refused("table " + t + " does not exist (names are case-sensitive as written)");
+            }
+            TableDef source;
+            try {
+                source = dialect.describe(c, t);
+            } catch (PlanException e) {
+                throw AlterException.refused("cannot alter " + t + " online: " + e.getMessage());
+            }
+            List<String> problems = new ArrayList<>();
+            List<String> incoming = ops.foreignKeys(c, t, true);
+            if (!incoming.isEmpty()) {
+                problems.add("foreign keys of other tables reference " + t + " (" + String.join(", ", incoming) + "): they would follow "
+                        + "the old table at cut-over; drop them before the alter and recreate them after");
+            }
+            List<String> outgoing = ops.foreignKeys(c, t, false);
+            if (!outgoing.isEmpty() && o.foreignKeys() == AlterOptions.Policy.REFUSE) {
+                problems.add(t + " has foreign keys (" + String.join(", ", outgoing) + "), which the new table would not have; "
+                        + "allow dropping them (foreign keys: drop) and recreate them after the alter");
+            }
+            List<String> triggers = ops.triggers(c, t);
+            if (!triggers.isEmpty() && o.triggers() == AlterOptions.Policy.REFUSE) {
+                problems.add(t + " has triggers (" + String.join(", ", triggers) + "), which the new table would not have; "
+                        + "allow dropping them (triggers: drop) and recreate them after the alter");
+            }
+            if (!problems.isEmpty()) {
+                throw AlterException.refused("cannot alter " + t + " online:\n  - " + String.join("\n  - ", problems));
+            }
+            if (ops.exists(c, names.shadow())) {
+                throw new AlterException(AlterException.Kind.FAILED, names.shadow() + " already exists: clean up first");
+            }
+            ops.createShadow(c, t, names.shadow());
+            try {
+                return shape(c, o, ops, dialect, names, source);
+            } catch (SQLException | RuntimeException e) {
+                ops.drop(c, names.shadow());
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The clause split at top-level semicolons, each part run as its own ALTER TABLE: PostgreSQL cannot combine
+     * RENAME COLUMN with other actions in one statement. Only quoting is understood ('…', "…", `…`, $tag$…$tag$),
+     * so a semicolon inside a literal or a quoted name stays where it is; nothing else of the SQL is interpreted.
+     */
+    static List<String> clauses(String clause) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        int i = 0;
+        while (i < clause.length()) {
+            char ch = clause.charAt(i);
+            if (ch == '\'' || ch == '"' || ch == '`') {
+                int end = i + 1;
+                while (end < clause.length()) {
+                    if (clause.charAt(end) == ch) {
+                        if (end + 1 < clause.length() && clause.charAt(end + 1) == ch) {
+                            end += 2;   // doubled quote
+                            continue;
+                        }
+                        break;
+                    }
+                    if (ch == '\'' && clause.charAt(end) == '\\') {
+                        end++;      // MariaDB backslash escape
+                    }
+                    end++;
+                }
+                end = Math.min(end + 1, clause.length());
+                cur.append(clause, i, end);
+                i = end;
+            } else if (ch == '$' && clause.indexOf('$', i + 1) > i) {
+                String tag = clause.substring(i, clause.indexOf('$', i + 1) + 1);
+                int close = tag.matches("\\$[A-Za-z_0-9]*\\$") ? clause.indexOf(tag, i + tag.length()) : -1;
+                int end = close < 0 ? i + 1 : close + tag.length();
+                cur.append(clause, i, end);
+                i = end;
+            } else if (ch == ';') {
+                out.add(cur.toString().trim());
+                cur.setLength(0);
+                i++;
+            } else {
+                cur.append(ch);
+                i++;
+            }
+        }
+        out.add(cur.toString().trim());
+        out.removeIf(String::isEmpty);
+        if (out.isEmpty()) {
+            throw AlterException.refused("the ALTER clause is empty");
+        }
+        return out;
+    }
+
+    private static AlterPlan shape(Connection c, AlterOptions o, SchemaOps ops, SourceDialect dialect, ShadowNames names, TableDef source)
+            throws SQLException {
+        for (String clause : clauses(o.alterClause())) {
+            try (Statement s = c.createStatement()) {
+                s.execute("ALTER TABLE " + ops.qualified(names.shadow()) + " " + clause);
+            } catch (SQLException e) {
+                throw AlterException.refused("the ALTER clause \"" + clause + "\" failed (run on the shadow table "
+                        + names.shadow() + "; " + source.id() + " is unchanged): " + e.getMessage());
+            }
+        }
+        List<String> always = ops.identityAlways(c, names.shadow());
+        ops.setIdentityAlways(c, names.shadow(), always, false);
+        TableDef shadow;
+        try {
+            shadow = dialect.describe(c, names.shadow());
+        } catch (PlanException e) {
+            throw AlterException.refused("the ALTER clause \"" + o.alterClause() + "\" leaves a table that cannot be streamed: " + e.getMessage());
+        }
+        Set<String> generated = ops.generatedColumns(c, names.shadow());
+        Map<String, String> columns = AlterPlan.mapColumns(source, shadow, o.renames(), generated, o.allowNarrowing());
+        Set<String> required = new HashSet<>(ops.requiredColumns(c, names.shadow()));
+        required.removeAll(columns.values());
+        if (!required.isEmpty()) {
+            throw AlterException.refused("the ALTER clause \"" + o.alterClause() + "\" adds NOT NULL columns without a default "
+                    + required + ": existing rows would have no value; give them a default");
+        }
+        List<String> deferred = ops.deferIndexes(c, names.shadow());
+        return new AlterPlan(names, source, shadow, columns, deferred, always);
+    }
+}

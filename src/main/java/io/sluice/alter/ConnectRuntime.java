@@ -1,0 +1,26 @@
+package io.sluice.alter;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Where the alter's connectors run: a Kafka Connect worker (the CLI's embedded one, or a cluster) whose workers
+ * have {@code exactly.once.source.support=enabled} (a copier chunk is one Kafka transaction), and its Kafka.
+ *
+ * @param connectRestUrl   the worker's REST base URL
+ * @param bootstrapServers the Kafka cluster (topics, offsets, MariaDB schema history)
+ * @param copier           extra copier settings (chunk sizes, throttling), passed through
+ * @param applier          extra applier settings (batch sizes), passed through
+ */
+public record ConnectRuntime(String connectRestUrl, String bootstrapServers, Map<String, String> copier, Map<String, String> applier) {
+    public ConnectRuntime {
+        Objects.requireNonNull(connectRestUrl, "connectRestUrl");
+        Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+        copier = Map.copyOf(copier);
+        applier = Map.copyOf(applier);
+    }
+
+    public ConnectRuntime(String connectRestUrl, String bootstrapServers) {
+        this(connectRestUrl, bootstrapServers, Map.of(), Map.of());
+    }
+}

@@ -1,0 +1,193 @@
+package io.sluice.alter;
+
+import io.sluice.spi.model.TableId;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * MariaDB/MySQL catalog work (see {@link SchemaOps}); {@code schema} is the database. Where MySQL 8+ differs:
+ * <ul>
+ *   <li>its {@code information_schema.COLUMNS} has no {@code IS_GENERATED}: generated columns are those whose
+ *       {@code EXTRA} says {@code VIRTUAL GENERATED} / {@code STORED GENERATED} (not {@code DEFAULT_GENERATED},
+ *       which marks an expression default);</li>
+ *   <li>{@code information_schema.TABLES.AUTO_INCREMENT} is a cached statistic (up to a day old by
+ *       {@code information_schema_stats_expiry}); the cut-over must read the live counter, so the session asks
+ *       for fresh statistics first.</li>
+ * </ul>
+ */
+final class MariaDbSchema implements SchemaOps {
+    /** The sentry's table comment: how a later run tells a leftover sentry from a real old table. */
+    static final String SENTRY_COMMENT = "sluice cut-over sentry";
+
+    private final boolean mysql;
+    /** SQL condition on information_schema.COLUMNS: the column is generated (computed by the server). */
+    private final String generated;
+
+    /** MariaDB. */
+    MariaDbSchema() {
+        this(false);
+    }
+
+    MariaDbSchema(boolean mysql) {
+        this.mysql = mysql;
+        this.generated = mysql ? "(EXTRA LIKE '%VIRTUAL GENERATED%' OR EXTRA LIKE '%STORED GENERATED%')" : "IS_GENERATED = 'ALWAYS'";
+    }
+
+    @Override
+    public String quote(String identifier) {
+        return "`" + identifier.replace("`", "``") + "`";
+    }
+
+    @Override
+    public boolean exists(Connection c, TableId t) throws SQLException {
+        return !SchemaOps.strings(c, "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND TABLE_TYPE = 'BASE TABLE'", t).isEmpty();
+    }
+
+    @Override
+    public List<String> foreignKeys(Connection c, TableId t, boolean incoming) throws SQLException {
+        return SchemaOps.strings(c, incoming
+                ? "SELECT CONCAT(CONSTRAINT_NAME, ' on ', CONSTRAINT_SCHEMA, '.', TABLE_NAME) FROM information_schema.REFERENTIAL_CONSTRAINTS "
+                        + "WHERE UNIQUE_CONSTRAINT_SCHEMA = ? AND REFERENCED_TABLE_NAME = ? AND TABLE_NAME <> REFERENCED_TABLE_NAME ORDER BY 1"
+                : "SELECT CONCAT(CONSTRAINT_NAME, ' referencing ', UNIQUE_CONSTRAINT_SCHEMA, '.', REFERENCED_TABLE_NAME) "
+                        + "FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ? ORDER BY 1", t);
+    }
+
+    @Override
+    public List<String> triggers(Connection c, TableId t) throws SQLException {
+        return SchemaOps.strings(c, "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY 1", t);
+    }
+
+    @Override
+    public void createShadow(Connection c, TableId t, TableId shadow) throws SQLException {
+        // LIKE copies columns, defaults, indexes and table options; InnoDB does not copy foreign keys or triggers.
+        SchemaOps.exec(c, "CREATE TABLE " + qualified(shadow) + " LIKE " + qualified(t));
+    }
+
+    /**
+     * Reads the index definitions back from {@code SHOW CREATE TABLE} (the server's own spelling of prefix lengths,
+     * FULLTEXT, order and comments), so no index clause is rebuilt by hand.
+     */
+    @Override
+    public List<String> deferIndexes(Connection c, TableId shadow) throws SQLException {
+        List<String> ddl = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + qualified(shadow))) {
+            rs.next();
+            for (String line : rs.getString(2).split("\n")) {
+                String l = line.trim();
+                if (l.endsWith(",")) {
+                    l = l.substring(0, l.length() - 1);
+                }
+                if (l.startsWith("KEY `") || l.startsWith("FULLTEXT KEY `") || l.startsWith("SPATIAL KEY `")) {
+                    int open = l.indexOf('`');
+                    int close = open + 1;
+                    StringBuilder name = new StringBuilder();
+                    while (close < l.length()) {
+                        char ch = l.charAt(close);
+                        if (ch == '`' && close + 1 < l.length() && l.charAt(close + 1) == '`') {
+                            name.append('`');
+                            close += 2;
+                        } else if (ch == '`') {
+                            break;
+                        } else {
+                            name.append(ch);
+                            close++;
+                        }
+                    }
+                    names.add(name.toString());
+                    ddl.add("ALTER TABLE " + qualified(shadow) + " ADD " + l);
+                }
+            }
+        }
+        for (String n : names) {
+            SchemaOps.exec(c, "ALTER TABLE " + qualified(shadow) + " DROP INDEX " + quote(n));
+        }
+        return ddl;
+    }
+
+    @Override
+    public Set<String> generatedColumns(Connection c, TableId t) throws SQLException {
+        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+                + "AND " + generated, t));
+    }
+
+    @Override
+    public Set<String> requiredColumns(Connection c, TableId t) throws SQLException {
+        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+                + "AND IS_NULLABLE = 'NO' AND COLUMN_DEFAULT IS NULL AND EXTRA NOT LIKE '%auto_increment%' AND NOT " + generated, t));
+    }
+
+    @Override
+    public List<String> identityAlways(Connection c, TableId t) {
+        return List.of();
+    }
+
+    @Override
+    public void setIdentityAlways(Connection c, TableId t, List<String> columns, boolean always) {
+        // AUTO_INCREMENT accepts explicit values
+    }
+
+    /**
+     * Moves {@code to}'s AUTO_INCREMENT to at least {@code from}'s: InnoDB already moved it past every id the
+     * stream wrote, but {@code from}'s counter can be higher (rolled-back inserts, deleted top rows), and ids must
+     * not be handed out twice. Reads {@code from} from the session that locks it, so pass that session.
+     */
+    @Override
+    public void carryCounters(Connection c, TableId from, TableId to) throws SQLException {
+        long next = autoIncrement(c, from);
+        if (next > 0 && next > autoIncrement(c, to)) {
+            SchemaOps.exec(c, "ALTER TABLE " + qualified(to) + " AUTO_INCREMENT = " + next);
+        }
+    }
+
+    long autoIncrement(Connection c, TableId t) throws SQLException {
+        if (mysql) {
+            SchemaOps.exec(c, "SET SESSION information_schema_stats_expiry = 0");
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
+            ps.setString(1, t.schema());
+            ps.setString(2, t.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    @Override
+    public boolean isSentry(Connection c, TableId t) throws SQLException {
+        List<String> comment = SchemaOps.strings(c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", t);
+        return !comment.isEmpty() && SENTRY_COMMENT.equals(comment.get(0));
+    }
+
+    @Override
+    public void settle(Connection c, ShadowNames names) throws SQLException {
+        for (TableId retired : java.util.List.of(names.old(), names.shadow())) {
+            TableId swap = ShadowNames.swap(names.table(), retired);
+            if (!exists(c, swap)) {
+                continue;
+            }
+            if (isSentry(c, swap)) {
+                drop(c, swap);
+            } else if (!exists(c, retired)) {
+                SchemaOps.exec(c, "RENAME TABLE " + qualified(swap) + " TO " + qualified(retired));
+            }
+        }
+    }
+
+    void createSentry(Connection c, TableId sentry) throws SQLException {
+        SchemaOps.exec(c, "CREATE TABLE " + qualified(sentry) + " (id int PRIMARY KEY) ENGINE=InnoDB COMMENT='" + SENTRY_COMMENT + "'");
+    }
+
+    @Override
+    public void ensureStateSchema(Connection c) throws SQLException {
+        SchemaOps.exec(c, "CREATE DATABASE IF NOT EXISTS " + quote(StreamPipeline.STATE_SCHEMA));
+    }
+}

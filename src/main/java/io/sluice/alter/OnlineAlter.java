@@ -1,0 +1,347 @@
+package io.sluice.alter;
+
+import io.sluice.spi.model.TableId;
+import io.sluice.verify.VerifyResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * {@code sluice alter}: changes a live table through a shadow copy, as a list of phases:
+ *
+ * <ol>
+ *   <li>{@link Phase#PLANNING}: finish or clean up what an earlier run left; refuse what cannot be carried; create
+ *       {@code _T_new} with the ALTER applied, its secondary indexes off ({@link AlterPlanner});</li>
+ *   <li>{@link Phase#COPYING}: Debezium on T, the copier, the applier into {@code _T_new} (a replication inside one
+ *       database), until the copy is complete in the shadow;</li>
+ *   <li>{@link Phase#BUILDING_INDEXES}, then {@link Phase#CATCHING_UP} until the shadow trails T by at most the
+ *       lag limit, then {@link Phase#VERIFYING} (refused when the tables differ);</li>
+ *   <li>{@link Phase#WAITING_FOR_GO} with postponed cut-over, until {@link #cutOverNow()};</li>
+ *   <li>{@link Phase#CUTTING_OVER}: bounded attempts with back-off ({@link CutOver});</li>
+ *   <li>{@link Phase#REVERT_WINDOW}: the new T streams back into {@code _T_old} until {@link Revert#revert} or
+ *       {@link Revert#cleanup}.</li>
+ * </ol>
+ *
+ * Thread-safe for {@link #status()} and {@link #cutOverNow()} (the CLI's control endpoint); {@link #run()} once.
+ */
+public final class OnlineAlter {
+    private static final Logger log = LoggerFactory.getLogger(OnlineAlter.class);
+
+    public enum Phase { PLANNING, COPYING, BUILDING_INDEXES, CATCHING_UP, VERIFYING, WAITING_FOR_GO, CUTTING_OVER, REVERT_WINDOW, DONE, FAILED }
+
+    /** A snapshot for displays and the status endpoint. */
+    public record Status(TableId table, Phase phase, Instant since, String detail, int cutOverAttempts, Duration lastLag) {
+    }
+
+    /**
+     * @param attempts   cut-over attempts made (the last one switched)
+     * @param maxBlocked the longest the application's queries could have waited in any attempt
+     * @param lag        the catch-up time measured before the cut-over
+     */
+    public record Result(ShadowNames names, int attempts, Duration maxBlocked, Duration lag, boolean revertWindow) {
+    }
+
+    private final Database db;
+    private final ConnectRuntime runtime;
+    private final AlterOptions options;
+    private final SchemaOps ops;
+    private final CompletableFuture<Void> go = new CompletableFuture<>();
+    private volatile Status status;
+    private final List<Consumer<Status>> listeners = new CopyOnWriteArrayList<>();
+
+    public OnlineAlter(Database db, ConnectRuntime runtime, AlterOptions options) {
+        this.db = db;
+        this.runtime = runtime;
+        this.options = options;
+        this.ops = SchemaOps.of(db);
+        this.status = new Status(options.table(), Phase.PLANNING, Instant.now(), "", 0, null);
+    }
+
+    /**
+     * Calls {@code listener} on the alter's thread each time a phase begins, before the phase's work (progress
+     * displays; tests that need to act at an exact point). A listener that throws stops the alter.
+     */
+    public OnlineAlter onPhase(Consumer<Status> listener) {
+        listeners.add(listener);
+        return this;
+    }
+
+    public Status status() {
+        return status;
+    }
+
+    /** Whether this alter waits for {@link #cutOverNow()} before cutting over. */
+    public boolean postponed() {
+        return options.postponeCutOver();
+    }
+
+    /** The go signal of a postponed cut-over (idempotent; without postponement the alter cuts over on its own). */
+    public void cutOverNow() {
+        go.complete(null);
+    }
+
+    /** Runs every phase; returns after the cut-over (the revert stream keeps running in Connect). */
+    public Result run() throws SQLException, InterruptedException {
+        TableId t = options.table();
+        ShadowNames names = ShadowNames.of(t);
+        try (KafkaAccess kafka = new KafkaAccess(runtime.bootstrapServers())) {
+            ConnectApi api = new ConnectApi(runtime.connectRestUrl());
+            try (Connection c = db.open()) {
+                AlterState.ensure(c, ops);
+            }
+            Optional<AlterState> previous = finishOrClean(names, api, kafka);
+            if (previous.isPresent()) {
+                phase(Phase.REVERT_WINDOW, t + " was already cut over by run " + previous.get().runId());
+                return new Result(names, 0, Duration.ZERO, Duration.ZERO, !previous.get().revertPosition().isEmpty());
+            }
+            AlterPlan plan = AlterPlanner.plan(db, options, ops);
+            String runId = Long.toString(System.currentTimeMillis(), 36);
+            StreamPipeline forward = forward(plan, runId, api, kafka);
+            StreamPipeline reverse = reverse(names, ShadowNames.pipeline("revert", t, runId), plan.reverseMapping(), api, kafka);
+            AlterState state = new AlterState(t, runId, "streaming", forward.name, reverse.name, "", "", "");
+            try (Connection c = db.open()) {
+                state.save(c, ops);
+            }
+            boolean switched = false;
+            try {
+                Result r = stream(plan, forward, reverse, state);
+                switched = true;
+                return r;
+            } catch (SQLException | InterruptedException | RuntimeException e) {
+                if (status.phase != Phase.REVERT_WINDOW && status.phase != Phase.DONE && !switched && !tableSwitched(names)) {
+                    log.warn("alter of {} stopped ({}); removing its shadow and streams, {} is unchanged", t, e.getMessage(), t);
+                    Revert.dropRun(db, ops, state, names, api, kafka);
+                }
+                phase(Phase.FAILED, e.getMessage());
+                throw e;
+            }
+        }
+    }
+
+    private Result stream(AlterPlan plan, StreamPipeline forward, StreamPipeline reverse, AlterState state)
+            throws SQLException, InterruptedException {
+        phase(Phase.COPYING, "copying " + plan.source().id() + " into " + plan.names().shadow());
+        forward.startApplier();
+        forward.startStream(options.heartbeat());
+        forward.startCopier();
+        long deadline = System.nanoTime() + options.copyTimeout().toNanos();
+        while (!forward.copyDone()) {
+            forward.checkHealthy();
+            if (System.nanoTime() > deadline) {
+                throw new AlterException(AlterException.Kind.FAILED, "the copy did not complete within " + options.copyTimeout());
+            }
+            Thread.sleep(250);
+        }
+        new ConnectApi(runtime.connectRestUrl()).delete(forward.copierName());   // done; its offsets stay in Kafka
+        phase(Phase.BUILDING_INDEXES, plan.deferredIndexes().size() + " secondary indexes");
+        try (Connection c = db.open(); Statement s = c.createStatement()) {
+            for (String ddl : plan.deferredIndexes()) {
+                log.info("building {}", ddl);
+                s.execute(ddl);
+            }
+        }
+        CatchUp catchUp = new CatchUp(forward);
+        Duration lag = awaitLag(catchUp, forward);
+        phase(Phase.VERIFYING, "comparing " + plan.source().id() + " with " + plan.names().shadow());
+        verify(plan, catchUp);
+        while (options.postponeCutOver() && !go.isDone()) {
+            phase(Phase.WAITING_FOR_GO, "streaming; cut over on request");
+            forward.checkHealthy();
+            try {
+                go.get(1, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException ignored) {
+                // poll health once a second while waiting
+            }
+        }
+        if (options.postponeCutOver()) {
+            lag = catchUp.measure(options.maxLag()).orElseThrow(() -> AlterException.cutOverRefused("cut-over refused: "
+                    + plan.names().shadow() + " trails " + plan.source().id() + " by more than " + options.maxLag()));
+        }
+        if (options.revertWindow()) {
+            Revert.prepare(reverse, plan.names(), ops, options.heartbeat());
+        }
+        phase(Phase.CUTTING_OVER, "lock bound " + options.lockBound().toMillis() + " ms, " + options.cutOverAttempts() + " attempts");
+        CutOver.Swap swap = new CutOver.Swap(plan.source().id(), plan.names().shadow(), plan.names().old());
+        Switch sw = new Switch(state, plan.identityAlways(), plan.reverseMapping());
+        CutOver.Attempt last = attempts(swap, catchUp, sw);
+        long switched = System.nanoTime();
+        forward.halt();
+        try (Connection c = db.open()) {
+            ops.dropView(c, plan.names().check());
+            if (!db.postgres()) {
+                sw.state.withPhase("cut-over").save(c, ops);
+            }
+        }
+        log.debug("forward stream halted in {} ms", (System.nanoTime() - switched) / 1_000_000);
+        if (options.revertWindow()) {
+            Revert.start(reverse, sw.state.revertPosition(), options.heartbeat());
+            log.info("revert window of {} open {} ms after the switch", swap.live(), (System.nanoTime() - switched) / 1_000_000);
+            phase(Phase.REVERT_WINDOW, "changes to " + swap.live() + " stream back into " + swap.retired());
+        } else {
+            phase(Phase.DONE, "switched");
+        }
+        return new Result(plan.names(), status.cutOverAttempts, sw.maxBlocked, lag, options.revertWindow());
+    }
+
+    /** The cut-over's attempts with doubling back-off; fails clearly after the last. */
+    private CutOver.Attempt attempts(CutOver.Swap swap, CatchUp catchUp, Switch sw) throws SQLException, InterruptedException {
+        return CutOver.of(db, ops).retrying(swap, options.lockBound(), options.cutOverAttempts(), options.retryBackoff(), catchUp, sw,
+                (i, a) -> {
+                    sw.maxBlocked = sw.maxBlocked.compareTo(a.blocked()) < 0 ? a.blocked() : sw.maxBlocked;
+                    status = new Status(options.table(), Phase.CUTTING_OVER, Instant.now(), "attempt " + i + ": " + a.detail(), i, status.lastLag());
+                    log.info("cut-over attempt {} of {}: {} ({}; application blocked at most {} ms)", i, swap.live(), a.result(), a.detail(),
+                            a.blocked().toMillis());
+                });
+    }
+
+    /** The forward switch's additions (state row, revert snapshot, identities), and what the attempts measured. */
+    private final class Switch implements CutOver.Hooks {
+        private AlterState state;
+        private final List<String> shadowAlways;
+        private final Map<String, String> reverseMapping;
+        private List<String> oldAlways = List.of();
+        private Duration maxBlocked = Duration.ZERO;
+
+        Switch(AlterState state, List<String> shadowAlways, Map<String, String> reverseMapping) {
+            this.state = state;
+            this.shadowAlways = shadowAlways;
+            this.reverseMapping = reverseMapping;
+        }
+
+        @Override
+        public void beforeSwitch(Connection session, CatchUp.Position p) throws SQLException {
+            String position = options.revertWindow() ? Revert.position(session, p, db) : "";
+            oldAlways = ops.identityAlways(session, options.table());
+            state = state.withPhase(db.postgres() ? "cut-over" : "switching").withRevert(position, reverseMapping)
+                    .withIdentityAlways(oldAlways);
+            state.save(session, ops);
+        }
+
+        @Override
+        public void afterRename(Connection locked) throws SQLException {
+            TableId live = options.table();
+            ops.setIdentityAlways(locked, live, shadowAlways, true);
+            // The revert stream writes explicit values into the old table's identity columns.
+            ops.setIdentityAlways(locked, ShadowNames.of(live).old(), oldAlways, false);
+        }
+    }
+
+    private Duration awaitLag(CatchUp catchUp, StreamPipeline forward) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + options.copyTimeout().toNanos();
+        while (true) {
+            phase(Phase.CATCHING_UP, "waiting until the shadow trails by at most " + options.maxLag().toMillis() + " ms");
+            Optional<Duration> lag = catchUp.measure(options.maxLag());
+            forward.checkHealthy();
+            if (lag.isPresent()) {
+                status = new Status(options.table(), status.phase(), status.since(), status.detail(), 0, lag.get());
+                return lag.get();
+            }
+            if (System.nanoTime() > deadline) {
+                throw AlterException.cutOverRefused("the shadow never caught up within " + options.maxLag() + " of " + options.table());
+            }
+        }
+    }
+
+    /**
+     * Refuses the cut-over unless the shadow equals the table at one instant ({@link ShadowVerify}); each try
+     * blocks writes for at most the lock bound, and is retried like a cut-over attempt.
+     */
+    private void verify(AlterPlan plan, CatchUp catchUp) throws SQLException, InterruptedException {
+        Duration backoff = options.retryBackoff();
+        for (int i = 1; i <= options.cutOverAttempts(); i++) {
+            Optional<VerifyResult> result = ShadowVerify.verify(db, ops, plan, catchUp, options.lockBound(), options.verify());
+            if (result.isPresent()) {
+                if (!result.get().equal()) {
+                    throw AlterException.cutOverRefused("cut-over refused: " + plan.names().shadow() + " differs from " + plan.source().id()
+                            + ":\n" + result.get().report());
+                }
+                log.info("verified {} against {} in {} ms", plan.names().shadow(), plan.source().id(), result.get().elapsed().toMillis());
+                return;
+            }
+            log.info("verify of {}: the table was not quiet and caught up within {} ms (try {})", plan.source().id(),
+                    options.lockBound().toMillis(), i);
+            Thread.sleep(backoff.toMillis());
+            backoff = backoff.multipliedBy(2);
+        }
+        throw AlterException.cutOverRefused("cut-over refused: " + plan.names().shadow() + " could not be verified: it did not catch up with "
+                + plan.source().id() + " within the lock bound of " + options.lockBound().toMillis() + " ms in " + options.cutOverAttempts()
+                + " tries (lag above the threshold)");
+    }
+
+    /**
+     * Deals with what an earlier run left: a MariaDB sentry (a cut-over that never switched) is dropped; an
+     * unfinished run before its switch is removed (shadow, connectors, slots, state) so this run starts clean;
+     * a finished switch is reported (its revert window restarted if it is not running).
+     */
+    private Optional<AlterState> finishOrClean(ShadowNames names, ConnectApi api, KafkaAccess kafka) throws SQLException, InterruptedException {
+        Optional<AlterState> st;
+        try (Connection c = db.open()) {
+            ops.settle(c, names);
+            st = AlterState.load(c, ops, names.table());
+            if (ops.exists(c, names.old())) {
+                if (st.isPresent() && !st.get().revertPosition().isEmpty()) {
+                    // The switch happened; the run may have died before it retired the forward stream or started the revert one.
+                    AlterState done = st.get().phase().equals("streaming") ? st.get() : st.get().withPhase("cut-over");
+                    new StreamPipeline(done.forward(), db, names.table(), names.shadow(), Map.of(), options.partitions(), runtime, api, kafka)
+                            .halt();
+                    done.save(c, ops);
+                    Revert.resume(db, runtime, done, api, kafka, options.heartbeat(), options.partitions());
+                    return Optional.of(done);
+                }
+                throw AlterException.refused(names.table() + " was already altered (" + names.old() + " holds the previous table): "
+                        + "revert or clean up first");
+            }
+        }
+        if (st.isPresent() || tableExists(names.shadow())) {
+            log.warn("removing the unfinished alter of {} (run {}); starting again", names.table(), st.map(AlterState::runId).orElse("unknown"));
+            Revert.dropRun(db, ops, st.orElse(null), names, api, kafka);
+        }
+        return Optional.empty();
+    }
+
+    private boolean tableExists(TableId t) throws SQLException {
+        try (Connection c = db.open()) {
+            return ops.exists(c, t);
+        }
+    }
+
+    private boolean tableSwitched(ShadowNames names) throws SQLException {
+        try (Connection c = db.open()) {
+            ops.settle(c, names);   // a MariaDB switch whose last rename did not happen still counts as switched
+            return ops.exists(c, names.old()) && !ops.isSentry(c, names.old());
+        }
+    }
+
+    private StreamPipeline forward(AlterPlan plan, String runId, ConnectApi api, KafkaAccess kafka) {
+        return new StreamPipeline(ShadowNames.pipeline("alter", options.table(), runId), db, options.table(), plan.names().shadow(),
+                plan.forwardMapping(), options.partitions(), runtime, api, kafka);
+    }
+
+    private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, ConnectApi api, KafkaAccess kafka) {
+        return new StreamPipeline(name, db, options.table(), names.old(), mapping, options.partitions(), runtime, api, kafka);
+    }
+
+    private void phase(Phase p, String detail) {
+        if (status.phase() != p) {
+            log.info("alter {}: {} ({})", options.table(), p.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '), detail);
+        }
+        boolean entered = status.phase() != p;
+        status = new Status(options.table(), p, entered ? Instant.now() : status.since(), detail, status.cutOverAttempts(),
+                status.lastLag());
+        if (entered) {
+            listeners.forEach(l -> l.accept(status));
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.sluice.alter;
+
+import io.sluice.spi.model.TableId;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** PostgreSQL catalog work (see {@link SchemaOps}). Tables are found by schema and name, never by parsed text. */
+final class PostgresSchema implements SchemaOps {
+
+    private static final String OID = "(SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+            + "WHERE n.nspname = ? AND c.relname = ?)";
+
+    @Override
+    public String quote(String identifier) {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
+    }
+
+    @Override
+    public boolean exists(Connection c, TableId t) throws SQLException {
+        return !SchemaOps.strings(c, "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')", t).isEmpty();
+    }
+
+    @Override
+    public List<String> foreignKeys(Connection c, TableId t, boolean incoming) throws SQLException {
+        String sql = incoming
+                ? "SELECT conname || ' on ' || conrelid::regclass::text FROM pg_catalog.pg_constraint WHERE contype = 'f' AND confrelid = " + OID
+                        + " AND conrelid <> confrelid ORDER BY 1"
+                : "SELECT conname || ' referencing ' || confrelid::regclass::text FROM pg_catalog.pg_constraint WHERE contype = 'f' AND conrelid = "
+                        + OID + " ORDER BY 1";
+        return SchemaOps.strings(c, sql, t);
+    }
+
+    @Override
+    public List<String> triggers(Connection c, TableId t) throws SQLException {
+        return SchemaOps.strings(c, "SELECT tgname FROM pg_catalog.pg_trigger WHERE NOT tgisinternal AND tgrelid = " + OID + " ORDER BY 1", t);
+    }
+
+    @Override
+    public void createShadow(Connection c, TableId t, TableId shadow) throws SQLException {
+        // INCLUDING ALL: defaults, CHECK/NOT NULL constraints, identity, generated columns, indexes, storage,
+        // compression, statistics and comments. LIKE never copies foreign keys (refused or dropped by policy).
+        SchemaOps.exec(c, "CREATE TABLE " + qualified(shadow) + " (LIKE " + qualified(t) + " INCLUDING ALL)");
+    }
+
+    @Override
+    public List<String> deferIndexes(Connection c, TableId shadow) throws SQLException {
+        List<String[]> found = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT quote_ident(ic.relname), pg_catalog.pg_get_indexdef(i.indexrelid) "
+                + "FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = " + OID
+                + " AND NOT i.indisunique AND NOT i.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k "
+                + "WHERE k.conindid = i.indexrelid) ORDER BY 1")) {
+            ps.setString(1, shadow.schema());
+            ps.setString(2, shadow.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.add(new String[] {rs.getString(1), rs.getString(2)});
+                }
+            }
+        }
+        List<String> ddl = new ArrayList<>();
+        for (String[] f : found) {
+            SchemaOps.exec(c, "DROP INDEX " + quote(shadow.schema()) + "." + f[0]);
+            ddl.add(f[1]);
+        }
+        return ddl;
+    }
+
+    @Override
+    public Set<String> generatedColumns(Connection c, TableId t) throws SQLException {
+        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+                + " AND attnum > 0 AND NOT attisdropped AND attgenerated <> ''", t));
+    }
+
+    @Override
+    public Set<String> requiredColumns(Connection c, TableId t) throws SQLException {
+        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+                + " AND attnum > 0 AND NOT attisdropped AND attnotnull AND NOT atthasdef AND attidentity = '' AND attgenerated = ''", t));
+    }
+
+    @Override
+    public List<String> identityAlways(Connection c, TableId t) throws SQLException {
+        return SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+                + " AND attnum > 0 AND NOT attisdropped AND attidentity = 'a' ORDER BY attnum", t);
+    }
+
+    @Override
+    public void setIdentityAlways(Connection c, TableId t, List<String> columns, boolean always) throws SQLException {
+        for (String col : columns) {
+            SchemaOps.exec(c, "ALTER TABLE " + qualified(t) + " ALTER COLUMN " + quote(col) + " SET GENERATED " + (always ? "ALWAYS" : "BY DEFAULT"));
+        }
+    }
+
+    /**
+     * Per column of {@code to}: the sequence it draws from (its identity's, or the one its default calls
+     * nextval on). If {@code from}'s same-named column draws from the same sequence (a serial column copied by
+     * LIKE … INCLUDING DEFAULTS), the sequence changes owner to {@code to}, so dropping the old table later does
+     * not take it along. If it has its own (an identity), it is moved past everything {@code from}'s sequence
+     * handed out and past the highest value in {@code to}.
+     */
+    @Override
+    public void carryCounters(Connection c, TableId from, TableId to) throws SQLException {
+        for (String col : SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+                + " AND attnum > 0 AND NOT attisdropped ORDER BY attnum", to)) {
+            String seqTo = sequenceOf(c, to, col);
+            String seqFrom = sequenceOf(c, from, col);
+            if (seqTo == null || seqFrom == null) {
+                continue;
+            }
+            if (seqTo.equals(seqFrom)) {
+                SchemaOps.exec(c, "ALTER SEQUENCE " + seqTo + " OWNED BY " + qualified(to) + "." + quote(col));
+                continue;
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT GREATEST((SELECT CASE WHEN is_called THEN last_value "
+                    + "ELSE last_value - 1 END FROM " + seqFrom + "), (SELECT max(" + quote(col) + ")::bigint FROM " + qualified(to) + "))")) {
+                rs.next();
+                long v = rs.getLong(1);
+                if (!rs.wasNull() && v >= 1) {
+                    try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.setval(?::regclass, ?, true)")) {
+                        ps.setString(1, seqTo);
+                        ps.setLong(2, v);
+                        ps.execute();
+                    }
+                }
+            }
+        }
+    }
+
+    /** The sequence a column draws from, as a regclass text (quoted as needed), or null. */
+    private String sequenceOf(Connection c, TableId t, String col) throws SQLException {
+        if (SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID + " AND attnum > 0 AND NOT attisdropped", t)
+                .stream().noneMatch(col::equals)) {
+            return null;   // pg_get_serial_sequence fails on a column the table does not have (added or dropped by the ALTER)
+        }
+        // Both forms normalised through regclass, so one sequence always has one spelling (compared below).
+        try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(pg_catalog.pg_get_serial_sequence(?, ?)::regclass, "
+                + "(SELECT d.refobjid::regclass FROM pg_catalog.pg_attrdef ad JOIN pg_catalog.pg_depend d "
+                + "ON d.classid = 'pg_catalog.pg_attrdef'::regclass AND d.objid = ad.oid AND d.refclassid = 'pg_catalog.pg_class'::regclass "
+                + "JOIN pg_catalog.pg_class s ON s.oid = d.refobjid AND s.relkind = 'S' "
+                + "JOIN pg_catalog.pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum "
+                + "WHERE ad.adrelid = " + OID + " AND a.attname = ? LIMIT 1))::text")) {
+            ps.setString(1, qualified(t));
+            ps.setString(2, col);
+            ps.setString(3, t.schema());
+            ps.setString(4, t.table());
+            ps.setString(5, col);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    @Override
+    public boolean isSentry(Connection c, TableId t) {
+        return false;   // PostgreSQL's cut-over is one transaction: it leaves nothing half-done behind
+    }
+
+    @Override
+    public void ensureStateSchema(Connection c) throws SQLException {
+        SchemaOps.exec(c, "CREATE SCHEMA IF NOT EXISTS " + quote(StreamPipeline.STATE_SCHEMA));
+    }
+}

@@ -1,0 +1,179 @@
+package io.sluice.alter;
+
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.verify.ChecksumChecker;
+import io.sluice.verify.TablePair;
+import io.sluice.verify.VerifyConfig;
+import io.sluice.verify.VerifyResult;
+import io.sluice.verify.VerifySide;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The verification before cut-over: {@link ChecksumChecker} over the table and its shadow, at one instant at
+ * which they must be equal.
+ *
+ * <p>Compared while writes continue, a table and a stream-fed copy differ by the stream's lag on every row written
+ * within it, and a hot row differs at every re-check: the comparison would never converge on a busy table. Both
+ * tables are in one database, so one snapshot can show both at the same moment (as Spirit does): block writes to
+ * the table for a bounded moment ({@code LOCK TABLE … IN SHARE MODE} / {@code LOCK TABLES … READ}: reads go on),
+ * wait until the shadow has every change before the lock, start a snapshot transaction on a second session, and
+ * release the lock. In that snapshot the tables are equal unless the copy or the stream lost something, so every
+ * difference is real and is reported by key.
+ *
+ * <p>The checker runs its statements on that one session (a connection that keeps its transaction open: the
+ * checker asks for auto-commit so as never to hold a snapshot across chunks; here holding one is the point). The
+ * snapshot pins MVCC history for the comparison's duration; no lock is held meanwhile.
+ */
+final class ShadowVerify {
+    private static final Logger log = LoggerFactory.getLogger(ShadowVerify.class);
+
+    private ShadowVerify() {
+    }
+
+    /** Empty when the table was not quiet and caught up within the bound (then retry); else the result. */
+    static Optional<VerifyResult> verify(Database db, SchemaOps ops, AlterPlan plan, CatchUp catchUp, Duration bound, VerifyConfig config)
+            throws SQLException, InterruptedException {
+        TablePair pair = pair(db, ops, plan);
+        try (Connection snapshot = db.open()) {
+            if (!snapshotAtEquality(db, ops, plan.source().id(), catchUp, bound, snapshot)) {
+                return Optional.empty();
+            }
+            try {
+                Connection shared = pinned(snapshot);
+                VerifySide side = VerifySide.of(db.jdbcUrl(), () -> shared);
+                VerifyConfig once = new VerifyConfig(config.chunkRows(), Duration.ZERO, config.recheckInterval(), config.maxDifferences(),
+                        1, config.lookupBatch(), config.method());
+                return Optional.of(new ChecksumChecker(side, side, once).verify(List.of(pair)));
+            } finally {
+                snapshot.rollback();
+            }
+        }
+    }
+
+    /**
+     * Locks writes out of the table (bounded), waits for the shadow, begins the snapshot on {@code snapshot}, and
+     * unlocks. False (nothing held) when the lock or the catch-up did not fit in {@code bound}.
+     */
+    private static boolean snapshotAtEquality(Database db, SchemaOps ops, TableId t, CatchUp catchUp, Duration bound, Connection snapshot)
+            throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        try (Connection lock = db.open(); Statement s = lock.createStatement()) {
+            if (db.postgres()) {
+                lock.setAutoCommit(false);
+                s.execute("SET LOCAL lock_timeout = '" + Math.max(1, bound.toMillis()) + "ms'");
+                try {
+                    s.execute("LOCK TABLE " + ops.qualified(t) + " IN SHARE MODE");
+                } catch (SQLException e) {
+                    lock.rollback();
+                    if ("55P03".equals(e.getSQLState())) {
+                        return false;
+                    }
+                    throw e;
+                }
+            } else {
+                s.execute("SET SESSION lock_wait_timeout = " + Math.max(1, (bound.toMillis() + 999) / 1000));
+                try {
+                    s.execute("LOCK TABLES " + ops.qualified(t) + " READ");
+                } catch (SQLException e) {
+                    if (e.getErrorCode() == 1205) {
+                        return false;
+                    }
+                    throw e;
+                }
+            }
+            try {
+                if (!catchUp.await(CatchUp.position(lock, db.postgres()), deadline)) {
+                    return false;
+                }
+                snapshot.setAutoCommit(false);
+                try (Statement v = snapshot.createStatement()) {
+                    if (db.postgres()) {
+                        v.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                        v.execute("SELECT 1");   // the snapshot is taken at the first statement
+                    } else {
+                        v.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+                    }
+                }
+                return true;
+            } finally {
+                if (db.postgres()) {
+                    lock.rollback();
+                } else {
+                    s.execute("UNLOCK TABLES");
+                }
+            }
+        }
+    }
+
+    /** Source columns the shadow receives, under their source names; a view renames them back when the ALTER renamed any. */
+    private static TablePair pair(Database db, SchemaOps ops, AlterPlan plan) throws SQLException {
+        TableDef source = plan.source();
+        List<Column> compared = new ArrayList<>();
+        List<Column> target = new ArrayList<>();
+        boolean renamed = false;
+        for (Column c : source.columns()) {
+            String to = plan.columns().get(c.name());
+            if (to.isEmpty()) {
+                continue;
+            }
+            compared.add(c);
+            Column s = plan.shadow().column(plan.shadow().indexOf(to));
+            target.add(new Column(c.name(), s.kind(), s.nativeType(), s.nullable(), s.precision(), s.scale(), s.collation()));
+            renamed |= !to.equals(c.name());
+        }
+        List<String> key = source.keyColumns().stream().map(Column::name).toList();
+        TableId targetId = plan.names().shadow();
+        if (renamed) {
+            StringBuilder sql = new StringBuilder("CREATE VIEW " + ops.qualified(plan.names().check()) + " AS SELECT ");
+            for (int i = 0; i < compared.size(); i++) {
+                sql.append(i == 0 ? "" : ", ").append(ops.quote(plan.columns().get(compared.get(i).name()))).append(" AS ")
+                        .append(ops.quote(compared.get(i).name()));
+            }
+            sql.append(" FROM ").append(ops.qualified(plan.names().shadow()));
+            try (Connection c = db.open(); Statement s = c.createStatement()) {
+                ops.dropView(c, plan.names().check());
+                s.execute(sql.toString());
+            }
+            targetId = plan.names().check();
+            log.info("comparing renamed columns through the view {}", targetId);
+        }
+        return new TablePair(new TableDef(source.id(), compared, key), new TableDef(targetId, target, key));
+    }
+
+    /**
+     * {@code c} for the checker: its transaction stays open (auto-commit requests and commits are ignored) and
+     * closing it leaves it open; the caller ends the transaction and closes it.
+     */
+    private static Connection pinned(Connection c) {
+        return (Connection) Proxy.newProxyInstance(ShadowVerify.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, m, args) -> {
+            switch (m.getName()) {
+                case "setAutoCommit", "commit", "close" -> {
+                    return null;
+                }
+                case "getAutoCommit" -> {
+                    return true;
+                }
+                default -> {
+                    try {
+                        return m.invoke(c, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,150 @@
+package io.sluice.bench;
+
+import io.sluice.runtime.EmbeddedConnect;
+import io.sluice.runtime.EmbeddedKafka;
+import io.sluice.runtime.db.EmbeddedMariaDb;
+import io.sluice.runtime.db.EmbeddedPostgres;
+import io.sluice.runtime.db.ServerMode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Everything a bench run needs, started fresh in a work directory and stopped at the end: a PostgreSQL source,
+ * a PostgreSQL target (separate servers, like a real migration), a MariaDB source, an in-process KRaft broker
+ * and an in-process distributed Connect worker with exactly-once source support (the copier needs it). The
+ * Debezium JDBC sink is found on the class path, or in an isolated plugin directory
+ * ({@code --jdbc-sink-plugin}); without it the change-stream baseline is skipped.
+ */
+final class BenchEnv implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(BenchEnv.class);
+    static final String JDBC_SINK_CLASS = "io.debezium.connector.jdbc.JdbcSinkConnector";
+
+    final Path workDir;
+    EmbeddedPostgres source;
+    EmbeddedPostgres target;
+    EmbeddedMariaDb mariadb;
+    EmbeddedKafka kafka;
+    EmbeddedConnect connect;
+    boolean jdbcSink;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    private BenchEnv(Path workDir) {
+        this.workDir = workDir;
+    }
+
+    static BenchEnv start(Path workDir, Path binaryCache, boolean needMariaDb, Path jdbcSinkPlugin, ServerMode mode, int partitions) {
+        BenchEnv env = new BenchEnv(workDir.toAbsolutePath().normalize());
+        try {
+            Files.createDirectories(env.workDir);
+            Path binaries = binaryCache != null ? binaryCache.toAbsolutePath().normalize() : env.workDir.resolve("binaries");
+            long t0 = System.nanoTime();
+            // The source commits synchronously, as a production primary does: with the launcher's default
+            // synchronous_commit=off a commit reaches logical decoding only at the next WAL writer flush (up to
+            // wal_writer_delay, 200 ms, later), which would be counted as replication lag. fsync stays off.
+            env.source = env.keep(EmbeddedPostgres.builder(env.workDir.resolve("pg-source")).mode(mode).binaryCache(binaries)
+                    .reuseData(false).setting("max_wal_size", "4GB").setting("synchronous_commit", "on").start());
+            env.target = env.keep(EmbeddedPostgres.builder(env.workDir.resolve("pg-target")).mode(mode).binaryCache(binaries)
+                    .reuseData(false).setting("max_wal_size", "4GB").start());
+            if (needMariaDb) {
+                env.mariadb = env.keep(EmbeddedMariaDb.builder(env.workDir.resolve("mariadb")).mode(mode).binaryCache(binaries)
+                        .reuseData(false).setting("innodb-buffer-pool-size", "256M").start());
+            }
+            Path kafkaDir = env.workDir.resolve("kafka");
+            Bench.deleteRecursively(kafkaDir);
+            // With several sink tasks per connector, let the first consumer wait for the others (Kafka's own default,
+            // 3 s) so they all join in one generation: the embedded broker's 0 gives the first task every partition
+            // and rebalances (eagerly) when the others arrive, rolling back the applier's first chunks mid-run.
+            env.kafka = env.keep(EmbeddedKafka.builder(kafkaDir)
+                    .config("group.initial.rebalance.delay.ms", partitions > 1 ? "3000" : "0").start());
+            EmbeddedConnect.Builder worker = EmbeddedConnect.builder(env.kafka.bootstrapServers()).groupId("sluice-bench")
+                    .config("exactly.once.source.support", "enabled")
+                    .config("plugin.discovery", "service_load");
+            if (jdbcSinkPlugin != null) {
+                if (!Files.isDirectory(jdbcSinkPlugin)) {
+                    throw new IllegalArgumentException("--jdbc-sink-plugin " + jdbcSinkPlugin + " is not a directory");
+                }
+                worker.pluginPath(jdbcSinkPlugin);
+                env.jdbcSink = true;
+            } else {
+                env.jdbcSink = onClassPath(JDBC_SINK_CLASS);
+            }
+            env.connect = env.keep(worker.start());
+            log.info("Bench environment up in {} s: {}, {}{}, Kafka {}, Connect {}; Debezium JDBC sink {}",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), env.source, env.target,
+                    env.mariadb == null ? "" : ", " + env.mariadb, env.kafka.bootstrapServers(), env.connect.restUrl(),
+                    env.jdbcSink ? "available" : "NOT available (baseline skipped)");
+            return env;
+        } catch (RuntimeException | IOException e) {
+            env.close();
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        }
+    }
+
+    private <T extends AutoCloseable> T keep(T resource) {
+        started.add(resource);
+        return resource;
+    }
+
+    static boolean onClassPath(String className) {
+        try {
+            Class.forName(className, false, BenchEnv.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** Pauses a connector through the worker's REST API (its tasks stay assigned, so resuming is quick). */
+    void pause(String connector) {
+        rest("PUT", "/connectors/" + connector + "/pause");
+    }
+
+    void resume(String connector) {
+        rest("PUT", "/connectors/" + connector + "/resume");
+    }
+
+    private void rest(String method, String path) {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(connect.restUrl() + path)).timeout(Duration.ofSeconds(30))
+                .method(method, HttpRequest.BodyPublishers.noBody()).build();
+        try {
+            HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+            if (resp.statusCode() >= 300) {
+                throw new IllegalStateException(method + " " + path + " answered " + resp.statusCode() + ": " + resp.body());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        List<AutoCloseable> reversed = new ArrayList<>(started);
+        Collections.reverse(reversed);
+        for (AutoCloseable c : reversed) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                log.warn("Stopping {} failed: {}", c.getClass().getSimpleName(), e.toString());
+            }
+        }
+        started.clear();
+    }
+}

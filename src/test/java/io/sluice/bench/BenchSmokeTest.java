@@ -1,0 +1,62 @@
+package io.sluice.bench;
+
+import io.sluice.runtime.db.ServerMode;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code sluice bench} at a tiny size: every phase runs on real servers and every target ends equal to its
+ * source (the bench checks count and column sums, and here row by row). Nothing about speed is asserted.
+ * The Debezium JDBC sink baseline runs when {@code -Dsluice.bench.jdbcSinkPlugin=DIR} names its plugin
+ * directory (or the connector is on the class path); otherwise the bench skips it and says so.
+ */
+class BenchSmokeTest {
+
+    @Test
+    void everyPhaseRunsAndEveryTargetEqualsItsSource() throws Exception {
+        Path work = Path.of("target", "bench-smoke").toAbsolutePath();
+        String plugin = System.getProperty("sluice.bench.jdbcSinkPlugin");
+        Bench.Options options = new Bench.Options(3000, EnumSet.allOf(Bench.Phase.class), 500, work.resolve("charts"), work,
+                binaryCache(), plugin == null || plugin.isBlank() ? null : Path.of(plugin),
+                ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 1,
+                3000, List.of(1000), 500, 1000, List.of(100), List.of(1L << 20), List.of(),
+                1000, 2, 1000, 10, 500, true, Map.of(), Map.of());
+
+        Report report = new Bench(options).run();
+
+        assertThat(report.ok()).as(report.render()).isTrue();
+        List<String> verified = report.rows().stream().filter(r -> r.what().endsWith("target = source"))
+                .map(Report.Row::section).toList();
+        assertThat(verified).as(report.render()).contains("copy PG→PG", "copy MariaDB→PG", "change stream");
+        assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: copy"));
+        assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: apply"));
+        assertThat(work.resolve("charts").resolve("sweep-apply.svg")).exists();
+        assertThat(Files.readString(work.resolve("charts").resolve("sweep-copy.svg"))).startsWith("<svg");
+    }
+
+    /** The test harness's shared binary cache (target/test-binaries of the outermost project), as io.sluice.testkit uses. */
+    private static Path binaryCache() {
+        String configured = System.getProperty("sluice.test.binaries.dir");
+        if (configured != null) {
+            return Path.of(configured);
+        }
+        Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath().normalize();
+        Path top = start;
+        for (Path p = start; p != null; p = p.getParent()) {
+            if (Files.exists(p.resolve("pom.xml"))) {
+                top = p;
+            }
+            if (Files.exists(p.resolve(".git")) || Files.exists(p.resolve(".mvn"))) {
+                break;
+            }
+        }
+        return top.resolve("target").resolve("test-binaries");
+    }
+}
