@@ -17,3 +17,5 @@ WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 100000)
 SELECT n DIV 100, CONCAT(MD5(n), SUBSTR(MD5(n * 7), 1, 8)), n % 1000, n % 10, n % 777, n % 3, n * 13, n % 97, n % 5 FROM g;
 -- Debezium's MySQL connector needs these on the connecting user.
 GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'sluice'@'%';
+-- The copier holds LOCK TABLES ... READ for a moment per chunk to read an exact binlog position.
+GRANT LOCK TABLES ON app.* TO 'sluice'@'%';

@@ -44,6 +44,8 @@ import java.util.stream.Stream;
  * <p>Usage: {@code GenerateConnectConfigs <repository root>}; or {@value #REGENERATE}.
  */
 public final class GenerateConnectConfigs {
+    /** Port of the Sluice metrics endpoint in the workers (the JMX exporter has 9404). */
+    static final int METRICS_PORT = 9405;
     public static final String REGENERATE = "mvn -B -ntp -q -pl deploy -am -Pgenerate -DskipTests process-classes";
     static final Path CONNECT_DIR = Path.of("deploy", "connect");
     static final Path K8S_CONFIG = Path.of("deploy", "k8s", "sluice.yaml");
@@ -146,8 +148,15 @@ public final class GenerateConnectConfigs {
         }
         ValidatedPlan plan = OfflinePlan.of(config);
         ConnectorConfigs raw = ConnectorConfigs.of(plan, config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP));
-        return new Generated(new ConnectorConfigs(restore(raw.debezium(), refs), restore(raw.copier(), refs),
-                restore(raw.applier(), refs)), TopicSpec.of(plan));
+        return new Generated(new ConnectorConfigs(restore(raw.debezium(), refs), withMetrics(restore(raw.copier(), refs)),
+                withMetrics(restore(raw.applier(), refs))), TopicSpec.of(plan));
+    }
+
+    /** Sluice's meters from every worker on {@link #METRICS_PORT}, beside the JMX exporter's Connect metrics. */
+    private static ConnectorConfigs.Named withMetrics(ConnectorConfigs.Named c) {
+        Map<String, String> config = new LinkedHashMap<>(c.config());
+        config.put(io.sluice.metrics.WorkerMetrics.PORT.key(), String.valueOf(METRICS_PORT));
+        return new ConnectorConfigs.Named(c.name(), config);
     }
 
     private static ConnectorConfigs.Named restore(ConnectorConfigs.Named c, SecretReferences refs) {

@@ -43,6 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConnectReplicationTest {
     private static final String PAIR = "postgres-to-postgres";
+    private static final String PAIR_PIPELINE = "pg2pg";
+    private static final int metricsPort = freePort();
     private static final Duration CONVERGE = Duration.ofSeconds(120);
 
     private static EmbeddedConnect worker;
@@ -118,6 +120,7 @@ class ConnectReplicationTest {
         assertThat(writes.get(60, TimeUnit.SECONDS)).isPositive();
         awaitEqual();
         assertExporterRules(names);
+        assertSluiceMetrics();
         for (String name : names) {
             worker.deleteConnector(name);
         }
@@ -137,9 +140,31 @@ class ConnectReplicationTest {
         c.computeIfPresent("database.port", (k, v) -> String.valueOf(pg.port()));
         c.computeIfPresent("database.dbname", (k, v) -> sourceDb);
         c.replaceAll((k, v) -> k.endsWith("user") ? pg.user() : v);
+        c.computeIfPresent("metrics.port", (k, v) -> String.valueOf(metricsPort));
         // Nothing of the compose stack may be left, or the test would pass against a half-rewritten config.
         c.forEach((k, v) -> assertThat(v).as(k).doesNotContain("postgres-source", "postgres-target", "kafka:9092", "${"));
         return c;
+    }
+
+    /** The copier's and applier's own meters, served by their tasks inside the worker (metrics.port). */
+    private static void assertSluiceMetrics() throws Exception {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("sluice_copier_rows_total{", "sluice_applier_events_total{", "sluice_applier_lag_seconds{",
+                "pipeline=\"" + PAIR_PIPELINE + "\"");
+        double copied = r.body().lines().filter(l -> l.startsWith("sluice_copier_rows_total{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        assertThat(copied).as("rows the copier reports").isPositive();
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static List<TopicSpec> createTopics(Path topicsTxt) throws Exception {
