@@ -23,6 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LockBoundTest {
     private static final Logger log = LoggerFactory.getLogger(LockBoundTest.class);
     private static final Duration BOUND = Duration.ofMillis(1500);
+    /** Well beyond the bound plus the slack below, so a cut-over that waited for the holder cannot pass. */
+    private static final long HOLD_MILLIS = 5000;
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"postgres", "mysql"})
@@ -34,12 +36,12 @@ class LockBoundTest {
         AtomicBoolean stop = new AtomicBoolean();
         Thread[] writers = w.start(stop);
         Connection holder = db.open();
-        AlterOptions o = AlterOptions.of(t, "ADD COLUMN flag int").withCutOver(BOUND, Duration.ofSeconds(2), 6, Duration.ofMillis(300));
+        AlterOptions o = AlterOptions.of(t, "ADD COLUMN flag int").withCutOver(BOUND, Duration.ofSeconds(2), 8, Duration.ofMillis(300));
         OnlineAlter alter = new OnlineAlter(db, AlterKit.runtime(), o).onPhase(s -> {
             if (s.phase() == OnlineAlter.Phase.CUTTING_OVER) {
                 // The bound is the cut-over's promise; MySQL's Debezium start holds a global read lock once, earlier.
                 w.maxLatencyNanos.set(0);
-                holdLock(holder, w.qualified(), 3500);
+                holdLock(holder, w.qualified(), HOLD_MILLIS);
             }
         });
         OnlineAlter.Result r;
@@ -53,8 +55,9 @@ class LockBoundTest {
         log.info("switched after {} attempts; application blocked at most {} ms per attempt; slowest write {} ms", r.attempts(),
                 r.maxBlocked().toMillis(), w.maxLatencyNanos.get() / 1_000_000);
         assertThat(r.attempts()).isGreaterThan(1);
-        assertThat(r.maxBlocked()).isLessThanOrEqualTo(BOUND.plusMillis(300));
-        assertThat(Duration.ofNanos(w.maxLatencyNanos.get())).isLessThan(BOUND.plusMillis(600));
+        // Slack for a loaded 2-core CI box; waiting for the holder would take HOLD_MILLIS.
+        assertThat(r.maxBlocked()).isLessThanOrEqualTo(BOUND.plusMillis(500));
+        assertThat(Duration.ofNanos(w.maxLatencyNanos.get())).isLessThan(BOUND.plusMillis(1200));
         assertThat(w.errorMessages).isEmpty();
         assertThat(w.missing(t)).isEmpty();
         Revert.cleanup(db, AlterKit.runtime(), t);
