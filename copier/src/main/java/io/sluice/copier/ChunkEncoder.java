@@ -139,8 +139,8 @@ public final class ChunkEncoder {
     public static final class RowTooLargeException extends RuntimeException {
         public RowTooLargeException(TableDef table, Object[] key, long bytes, long limit) {
             super("row of " + table.id() + " with key " + describe(key) + " encodes to " + bytes + " bytes, above message.max.bytes ("
-                    + limit + " bytes): raise message.max.bytes, the copy topic's max.message.bytes and the producer's "
-                    + "max.request.size above that size, or exclude the table");
+                    + limit + " bytes): raise message.max.bytes above that size (copier.message.max.bytes in the CLI's config, "
+                    + "which also raises the topics' and producers' limits), or exclude the table");
         }
 
         private static String describe(Object[] key) {

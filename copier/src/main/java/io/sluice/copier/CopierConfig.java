@@ -48,8 +48,10 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
     public static final Setting<Long> MESSAGE_MAX_BYTES = Setting.builder("message.max.bytes", SettingType.BYTES)
             .defaultValue(960L << 10).unit("bytes").validator(v -> v < 1024 ? "must be at least 1KiB" : null)
             .description("Largest copy-stream message the copier produces: a single row bigger than packet.size travels "
-                    + "alone, up to this size; a bigger row fails the copy naming its table and key. Raise it together with "
-                    + "the copy topic's max.message.bytes and the producer's max.request.size (the defaults fit Kafka's 1 MiB).").build();
+                    + "alone, up to this size; a bigger row fails the copy naming its table and key. The pipeline's topics "
+                    + "(max.message.bytes) and the copier's and Debezium's producers (max.request.size) are set from it to "
+                    + "twice this plus 64 KiB, as a change event can carry a row twice (before and after); hand-written "
+                    + "Connect configs need producer.override.max.request.size likewise.").build();
     public static final Setting<Integer> FETCH_SIZE = Setting.builder("fetch.size", SettingType.INT)
             .defaultValue(2_000).unit("rows").validator(Setting.atLeast(1))
             .description("Rows fetched per round trip while reading a chunk (JDBC fetch size), so a chunk is streamed "

@@ -18,8 +18,12 @@ import io.sluice.app.progress.TableProgress;
 import io.sluice.app.progress.ThrottleState;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
+import io.sluice.copier.connect.RecordLimit;
 import io.sluice.spi.model.TableId;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +31,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -166,10 +171,12 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         int partitions = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_PARTITIONS);
         Integer replication = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_REPLICATION);
         long retention = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_RETENTION).toMillis();
+        Map<String, String> configs = new HashMap<>(RecordLimit.topicConfigs(ConnectorConfigs.recordLimit(plan.config())));
+        configs.put("retention.ms", String.valueOf(retention));
         List<NewTopic> topics = new ArrayList<>();
         for (String name : ConnectorConfigs.topics(plan)) {
             topics.add(new NewTopic(name, Optional.of(partitions), Optional.ofNullable(replication).map(Integer::shortValue))
-                    .configs(Map.of("retention.ms", String.valueOf(retention))));
+                    .configs(configs));
         }
         try {
             Set<String> existing = runtime.admin().listTopics().names().get();
@@ -178,6 +185,8 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
                 runtime.admin().createTopics(missing).all().get();
                 log.info("Created topics {}", missing.stream().map(NewTopic::name).toList());
             }
+            raiseRecordLimit(existing.stream().filter(n -> topics.stream().anyMatch(t -> t.name().equals(n))).toList(),
+                    configs.get("max.message.bytes"));
             for (var d : describeWhenVisible(topics.stream().map(NewTopic::name).toList())) {
                 if (d.partitions().size() != partitions) {
                     throw new IllegalStateException("topic " + d.name() + " has " + d.partitions().size() + " partitions, but "
@@ -192,6 +201,28 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
+        }
+    }
+
+    /**
+     * Raises max.message.bytes of the pipeline's existing topics where it is below what copier.message.max.bytes
+     * needs (the setting was raised after the topics were created); never lowers it.
+     */
+    private void raiseRecordLimit(List<String> names, String needed) throws ExecutionException, InterruptedException {
+        if (needed == null || names.isEmpty()) {
+            return;
+        }
+        List<ConfigResource> resources = names.stream().map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n)).toList();
+        Map<ConfigResource, Collection<AlterConfigOp>> raise = new HashMap<>();
+        runtime.admin().describeConfigs(resources).all().get().forEach((r, config) -> {
+            ConfigEntry e = config.get("max.message.bytes");
+            if (e == null || e.value() == null || Long.parseLong(e.value()) < Long.parseLong(needed)) {
+                raise.put(r, List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", needed), AlterConfigOp.OpType.SET)));
+            }
+        });
+        if (!raise.isEmpty()) {
+            runtime.admin().incrementalAlterConfigs(raise).all().get();
+            log.info("Raised max.message.bytes to {} on {}", needed, raise.keySet().stream().map(ConfigResource::name).toList());
         }
     }
 

@@ -42,19 +42,19 @@ class PipelineTest {
         SecretMasker.clear();
     }
 
-    private static void exec(Connection c, String sql) throws SQLException {
+    static void exec(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
-    private static String query(Connection c, String sql) throws SQLException {
+    static String query(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             return rs.next() ? rs.getString(1) : null;
         }
     }
 
-    private static void await(String what, Pipeline p, Duration timeout, BooleanSupplier condition) throws Exception {
+    static void await(String what, Pipeline p, Duration timeout, BooleanSupplier condition) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             assertThat(p.refresh()).as("pipeline failed: " + p.status().error()).isTrue();
