@@ -15,6 +15,13 @@ import java.util.ServiceLoader;
  * {@code DriverManager} may not see.
  */
 public final class JdbcSource {
+    /**
+     * PostgreSQL {@code application_name} of every connection the copier opens, so the active-sessions load probe
+     * can leave the copier's own chunks out ({@link SourceLoadProbe#threadsRunning}). A URL parameter
+     * {@code ApplicationName} still wins (the driver prefers the URL); the probe then counts the copier's sessions too.
+     */
+    public static final String APPLICATION_NAME = "sluice-copier";
+
     private JdbcSource() {
     }
 
@@ -26,6 +33,9 @@ public final class JdbcSource {
         }
         if (password != null && !password.isEmpty()) {
             props.setProperty("password", password);
+        }
+        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+            props.setProperty("ApplicationName", APPLICATION_NAME);
         }
         return () -> {
             Connection c = driver.connect(jdbcUrl, props);
