@@ -79,12 +79,16 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
             .description("Source load probes are queried at most this often; chunks in between reuse the last reading.").build();
     public static final Setting<Integer> THROTTLE_THREADS_RUNNING_MAX = Setting.builder("throttle.threads.running.max", SettingType.INT)
             .defaultValue(0).unit("sessions").validator(Setting.atLeast(0))
-            .description("Hold the copy while the source runs more than this many statements (MariaDB Threads_running, "
-                    + "PostgreSQL active sessions). 0 disables the probe.").build();
+            .description("Hold the copy while the source runs more than this many statements (MariaDB/MySQL Threads_running, "
+                    + "which includes the copier's own running chunks; PostgreSQL active client sessions, leaving out the "
+                    + "copier's own, named application_name sluice-copier). 0 disables the probe.").build();
     public static final Setting<Long> THROTTLE_HISTORY_LENGTH_MAX = Setting.builder("throttle.history.length.max", SettingType.LONG)
-            .defaultValue(0L).unit("undo records").validator(Setting.atLeastLong(0))
-            .description("MariaDB only: hold the copy while InnoDB's history list (purge backlog) is longer than this. "
-                    + "0 disables the probe.").build();
+            .defaultValue(0L).unit("undo logs").validator(Setting.atLeastLong(0))
+            .description("MariaDB/MySQL only: hold the copy while InnoDB's history list (purge backlog: one undo log per "
+                    + "committed writing transaction not yet purged) is longer than this. Read from the InnoDB metric "
+                    + "trx_rseg_history_len (on by default); if it is disabled the probe fails and does not throttle. "
+                    + "MySQL shortens the list only every innodb_purge_rseg_truncate_frequency purge batches, so an idle "
+                    + "server may show hundreds: use a limit in the thousands. 0 disables the probe.").build();
 
     public static final Setting<Long> THROTTLE_ROWS_PER_SECOND = Setting.builder("throttle.rows.per.second", SettingType.LONG)
             .defaultValue(0L).unit("rows/s").validator(Setting.atLeastLong(0))
