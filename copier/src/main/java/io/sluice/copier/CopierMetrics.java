@@ -7,6 +7,10 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -16,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code sluice.copier.chunk.duration} (timer with a percentile histogram: the read time of each chunk's
  * transaction), {@code sluice.copier.chunk.rows.limit} (gauge: the current row limit, as adapted), and
  * {@code sluice.copier.throttled} (timer: every wait imposed by the throttler; its total is the throttled time).
- * Thread-safe; shared by the workers of a table.
+ * Thread-safe; shared by the workers of a table. Several CopierMetrics of one table on one registry (two tasks, a
+ * restarted task) share the meters: the counters add up, the gauge shows the limit last set by any of them.
  */
 public final class CopierMetrics {
     private final Counter rows;
@@ -24,9 +29,21 @@ public final class CopierMetrics {
     private final Counter chunks;
     private final Timer chunkDuration;
     private final Timer throttled;
-    private final AtomicInteger rowLimit = new AtomicInteger();
+    /**
+     * The row-limit gauge's value per registry and table. Micrometer keeps one gauge per id, bound to the object of
+     * its first registration and only weakly: a holder per CopierMetrics would leave the gauge on the first one
+     * (stale once a second task on the table, or a restarted task, updates its own) or on a collected one (NaN).
+     * One holder per registry and table, held here, is the object every CopierMetrics of that table updates.
+     * Weak keys: a registry that is dropped (tests make many) takes its holders with it.
+     */
+    private static final Map<MeterRegistry, Map<String, AtomicInteger>> ROW_LIMITS =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
+    private final AtomicInteger rowLimit;
 
     public CopierMetrics(MeterRegistry registry, String table) {
+        rowLimit = ROW_LIMITS.computeIfAbsent(registry, r -> new ConcurrentHashMap<>())
+                .computeIfAbsent(table, t -> new AtomicInteger());
         Tags tags = Tags.of("table", table);
         rows = Counter.builder("sluice.copier.rows").description("Rows copied").baseUnit("rows").tags(tags).register(registry);
         bytes = Counter.builder("sluice.copier.bytes").description("Estimated encoded bytes of the rows copied").baseUnit("bytes")

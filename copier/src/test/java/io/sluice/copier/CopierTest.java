@@ -1,6 +1,9 @@
 package io.sluice.copier;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.copier.Source.Engine;
 import io.sluice.spi.dialect.KeyOrder;
 import io.sluice.spi.dialect.PlanException;
@@ -213,6 +216,48 @@ class CopierTest {
         assertThat(m.throttledTime()).isGreaterThanOrEqualTo(Duration.ofMillis(80));
         assertThat(registry.get("sluice.copier.throttled").timer().count()).isEqualTo(4);
         assertThat(registry.get("sluice.copier.rows").counter().count()).isEqualTo(100);
+    }
+
+    /**
+     * The meters after a copy, and after a second copy of the table on the same registry (a restarted task): the
+     * counters add up and the row-limit gauge shows the new task's limit, not the first task's nor NaN.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
+    void metersCountTheCopyAndTheRowLimitGaugeFollowsARestartedTask(Engine engine) throws Exception {
+        Source src = source(engine);
+        TableId id = src.table("metered");
+        src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY, v varchar(20))",
+                "INSERT INTO " + src.qualified(id) + " SELECT seq, 'abcdefghij' FROM " + src.series(100));
+        // Prometheus's registry, as in the worker: it is the one that keeps the percentile histogram's buckets.
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        String t = id.toString();
+        copyOnce(src, id, registry, 10);
+        assertThat(registry.get("sluice.copier.rows").tag("table", t).counter().count()).isEqualTo(100);
+        assertThat(registry.get("sluice.copier.bytes").tag("table", t).counter().count()).isGreaterThan(100 * 10);
+        assertThat(registry.get("sluice.copier.chunks").tag("table", t).counter().count()).isEqualTo(11);   // 10 full, 1 empty
+        io.micrometer.core.instrument.Timer duration = registry.get("sluice.copier.chunk.duration").tag("table", t).timer();
+        assertThat(duration.count()).isEqualTo(11);
+        assertThat(duration.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS)).isPositive();
+        assertThat(duration.takeSnapshot().histogramCounts()).as("percentile histogram buckets")
+                .anySatisfy(b -> assertThat(b.count()).isEqualTo(11));
+        assertThat(registry.get("sluice.copier.chunk.rows.limit").tag("table", t).gauge().value()).isEqualTo(10);
+        copyOnce(src, id, registry, 25);
+        System.gc();   // the first task's objects may go; the gauge must not go with them
+        assertThat(registry.get("sluice.copier.chunk.rows.limit").tag("table", t).gauge().value()).isEqualTo(25);
+        assertThat(registry.get("sluice.copier.rows").tag("table", t).counter().count()).isEqualTo(200);
+        assertThat(registry.get("sluice.copier.chunks").tag("table", t).counter().count()).isEqualTo(11 + 5);
+        assertThat(registry.find("sluice.copier.chunk.rows.limit").gauges()).hasSize(1);
+        // The Prometheus names docs/operations/monitoring.md lists (the gauge's unit is appended to its name).
+        String tag = "{table=\"" + t + "\"";
+        assertThat(registry.scrape()).contains("sluice_copier_chunk_rows_limit_rows" + tag + "} 25.0", "sluice_copier_rows_total" + tag,
+                "sluice_copier_bytes_total" + tag, "sluice_copier_chunks_total" + tag, "sluice_copier_chunk_duration_seconds_bucket" + tag);
+    }
+
+    private static void copyOnce(Source src, TableId id, MeterRegistry registry, int rows) throws Exception {
+        Copier copier = new Copier(config(rows, Map.of("parallelism", 1)), src.dialect, src.factory, PARTITIONS, Throttler.none(),
+                registry, (c, r) -> { });
+        copier.run(copier.plan(List.of(id)), r -> null);
     }
 
     /** throttle.rows.per.second from the config paces the copy: 100 rows in chunks of 10 at 200 rows/s take 0.45 s or more. */
