@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The copier core against real PostgreSQL and MariaDB, without Kafka: the chunk messages go to an in-memory
+ * The copier core against real PostgreSQL, MariaDB and MySQL, without Kafka: the chunk messages go to an in-memory
  * sink and are decoded and checked by {@link CopyCheck}; the decoded rows must equal the table read in one go.
  */
 class CopierTest {
@@ -90,7 +90,7 @@ class CopierTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void compositeAndUnusualKeysAreCopiedExactlyOnceInTiledChunks(Engine engine) throws Exception {
         Source src = source(engine);
         List<String[]> tables = src.pg() ? List.of(
@@ -105,13 +105,16 @@ class CopierTest {
                         "SELECT (g - 750) * 12345678901.123456789, timestamptz '2020-01-01 00:00:00+00' + g * interval '1 second' FROM generate_series(1, 1500) g"})
                 : List.of(
                 new String[] {"k_unsigned", "u bigint unsigned NOT NULL, s varchar(40) COLLATE utf8mb4_general_ci NOT NULL, t tinyint(1), "
-                        + "PRIMARY KEY (u, s)", "SELECT IF(seq = 1, 18446744073709551615, seq % 11), MD5(seq), seq % 2 FROM seq_1_to_1500"},
-                new String[] {"k_uuid", "id uuid PRIMARY KEY, v int", "SELECT UUID(), seq FROM seq_1_to_1500"},
+                        + "PRIMARY KEY (u, s)", "SELECT IF(seq = 1, 18446744073709551615, seq % 11), MD5(seq), seq % 2 FROM " + src.series(1500)},
+                // MySQL has no uuid type: its UUIDs are binary(16) keys.
+                src.engine == Engine.MYSQL
+                        ? new String[] {"k_uuid", "id binary(16) PRIMARY KEY, v int", "SELECT UUID_TO_BIN(UUID()), seq FROM " + src.series(1500)}
+                        : new String[] {"k_uuid", "id uuid PRIMARY KEY, v int", "SELECT UUID(), seq FROM " + src.series(1500)},
                 new String[] {"k_bin_dt", "b binary(4) NOT NULL, t datetime(6) NOT NULL, d date NOT NULL, v decimal(30,6), PRIMARY KEY (b, t, d)",
                         "SELECT UNHEX(LPAD(HEX(seq % 37), 8, '0')), TIMESTAMP'2024-01-01 00:00:00.123456' + INTERVAL seq * 17 MINUTE, "
-                                + "DATE'2000-02-29' + INTERVAL seq DAY, seq * 1.000001 FROM seq_1_to_1500"},
+                                + "DATE'2000-02-29' + INTERVAL seq DAY, seq * 1.000001 FROM " + src.series(1500)},
                 new String[] {"k_text_bin", "s varchar(20) COLLATE utf8mb4_bin PRIMARY KEY, ts timestamp(6) NULL",
-                        "SELECT CONCAT(CHAR(32 + seq % 90), 'é', seq), TIMESTAMP'2020-01-01 00:00:00' + INTERVAL seq SECOND FROM seq_1_to_1500"});
+                        "SELECT CONCAT(CHAR(32 + seq % 90), 'é', seq), TIMESTAMP'2020-01-01 00:00:00' + INTERVAL seq SECOND FROM " + src.series(1500)});
         for (String[] t : tables) {
             TableId id = src.table(t[0]);
             src.exec("CREATE TABLE " + src.qualified(id) + " (" + t[1] + ")", "INSERT INTO " + src.qualified(id) + " " + t[2]);
@@ -122,7 +125,7 @@ class CopierTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void emptyTableIsOneEmptyChunk(Engine engine) throws Exception {
         Source src = source(engine);
         TableId id = src.table("empty_t");
@@ -133,7 +136,7 @@ class CopierTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void hugeKeyGapsAndExtremes(Engine engine) throws Exception {
         Source src = source(engine);
         TableId id = src.table("gaps");
@@ -151,7 +154,7 @@ class CopierTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void hostileIdentifiersAreOnlyNames(Engine engine) throws Exception {
         Source src = source(engine);
         String table = src.pg() ? "sel\"ect; DROP TABLE x; -- ünï çødé" : "sel`ect; DROP TABLE x; -- ünï çødé";
@@ -169,7 +172,7 @@ class CopierTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void tablesWithoutAUsableKeyAreRefusedNamingTableOrColumn(Engine engine) throws Exception {
         Source src = source(engine);
         src.exec("CREATE TABLE " + src.qualified(src.table("no_key")) + " (a int, b text)",
@@ -190,12 +193,12 @@ class CopierTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void throttlerIsAskedBeforeEveryChunkAndItsWaitIsMeasured(Engine engine) throws Exception {
         Source src = source(engine);
         TableId id = src.table("throttled");
         src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY)",
-                "INSERT INTO " + src.qualified(id) + (src.pg() ? " SELECT generate_series(1, 100)" : " SELECT seq FROM seq_1_to_100"));
+                "INSERT INTO " + src.qualified(id) + " SELECT seq FROM " + src.series(100));
         AtomicInteger asked = new AtomicInteger();
         ManualPause pause = new ManualPause(Duration.ofMillis(20));
         pause.pause();
