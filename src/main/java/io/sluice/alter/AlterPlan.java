@@ -18,7 +18,8 @@ import java.util.Set;
  * <ul>
  *   <li>a column the shadow has (by name, or by an explicit rename) is written there, its type converted when the
  *       conversion holds every value ({@link #conversionProblem}), else the alter is refused naming the column;</li>
- *   <li>a column the shadow lacks was dropped: it is not written;</li>
+ *   <li>a column the shadow lacks was dropped: it is not written; but a column the clause renamed without the
+ *       rename being declared is refused (otherwise it would look dropped and its values would be lost);</li>
  *   <li>a shadow column nothing feeds was added: it takes its default (one without a default, NOT NULL, is refused);</li>
  *   <li>a column the shadow generates itself is not written either (the database computes it).</li>
  * </ul>
@@ -71,11 +72,23 @@ public record AlterPlan(ShadowNames names, TableDef source, TableDef shadow, Map
      * Computes the column mapping and refuses what cannot be carried, each reason naming the column.
      *
      * @param renames   old → new column names the user declared
+     * @param renamed   old → new column names the ALTER clause renamed ({@link ClauseRenames}): each must be declared
      * @param generated shadow columns the database generates itself
      */
-    static Map<String, String> mapColumns(TableDef source, TableDef shadow, Map<String, String> renames, Set<String> generated,
-                                          boolean allowNarrowing) {
+    static Map<String, String> mapColumns(TableDef source, TableDef shadow, Map<String, String> renames, Map<String, String> renamed,
+                                          Set<String> generated, boolean allowNarrowing) {
         List<String> problems = new ArrayList<>();
+        for (Map.Entry<String, String> r : renamed.entrySet()) {
+            String from = named(source, r.getKey());
+            String to = named(shadow, r.getValue());
+            // Undeclared, the old column would count as dropped and the new one as added: its values silently lost.
+            if (from != null && to != null && !from.equals(to) && !to.equals(renames.get(from))) {
+                problems.add("column " + from + " is gone and " + to + " is new: the ALTER clause renames " + from + " to " + to
+                        + ", which without --rename-column would lose every value of " + from + ". Pass --rename-column "
+                        + from + "=" + to + " to carry them over; to drop " + from + " and start " + to + " empty, write DROP COLUMN "
+                        + from + ", ADD COLUMN " + to + " … instead");
+            }
+        }
         for (Map.Entry<String, String> r : renames.entrySet()) {
             if (source.indexOf(r.getKey()) < 0) {
                 problems.add("rename " + r.getKey() + "=" + r.getValue() + ": " + source.id() + " has no column " + r.getKey());
@@ -112,6 +125,15 @@ public record AlterPlan(ShadowNames names, TableDef source, TableDef shadow, Map
             throw AlterException.refused("cannot alter " + source.id() + " online:\n  - " + String.join("\n  - ", problems));
         }
         return out;
+    }
+
+    /** The table's spelling of column {@code name}: exact, else the one match ignoring case (MariaDB/MySQL); null if none. */
+    private static String named(TableDef t, String name) {
+        if (t.indexOf(name) >= 0) {
+            return name;
+        }
+        List<String> m = t.columns().stream().map(Column::name).filter(n -> n.equalsIgnoreCase(name)).toList();
+        return m.size() == 1 ? m.get(0) : null;
     }
 
     /**

@@ -17,8 +17,9 @@ import java.util.Set;
 
 /**
  * Plans an alter and creates its shadow: refuses what cannot be carried (naming it), creates {@code _T_new} like
- * {@code T}, applies the user's ALTER clause to it (the database is the parser and the validator: nothing of the
- * clause is interpreted here), maps the columns, and takes the secondary indexes off for the copy.
+ * {@code T}, applies the user's ALTER clause to it (the database is the parser and the validator; only renames are
+ * read from the clause where the catalog cannot tell them, see {@link ClauseRenames}), maps the columns, and takes
+ * the secondary indexes off for the copy.
  */
 final class AlterPlanner {
     private AlterPlanner() {
@@ -124,7 +125,9 @@ final class AlterPlanner {
 
     private static AlterPlan shape(Connection c, AlterOptions o, SchemaOps ops, SourceDialect dialect, ShadowNames names, TableDef source)
             throws SQLException {
-        for (String clause : clauses(o.alterClause())) {
+        Map<String, Integer> idsBefore = ops.columnIds(c, names.shadow());
+        List<String> parts = clauses(o.alterClause());
+        for (String clause : parts) {
             try (Statement s = c.createStatement()) {
                 s.execute("ALTER TABLE " + ops.qualified(names.shadow()) + " " + clause);
             } catch (SQLException e) {
@@ -141,12 +144,26 @@ final class AlterPlanner {
             throw AlterException.refused("the ALTER clause \"" + o.alterClause() + "\" leaves a table that cannot be streamed: " + e.getMessage());
         }
         Set<String> generated = ops.generatedColumns(c, names.shadow());
-        Map<String, String> columns = AlterPlan.mapColumns(source, shadow, o.renames(), generated, o.allowNarrowing());
+        // Read before the identities change: a catalog with column identities says what was renamed, else the clause does.
+        Map<String, String> renamed = idsBefore.isEmpty() ? ClauseRenames.inClauses(parts)
+                : ClauseRenames.byId(idsBefore, ops.columnIds(c, names.shadow()));
+        Map<String, String> columns = AlterPlan.mapColumns(source, shadow, o.renames(), renamed, generated, o.allowNarrowing());
         Set<String> required = new HashSet<>(ops.requiredColumns(c, names.shadow()));
         required.removeAll(columns.values());
         if (!required.isEmpty()) {
             throw AlterException.refused("the ALTER clause \"" + o.alterClause() + "\" adds NOT NULL columns without a default "
                     + required + ": existing rows would have no value; give them a default");
+        }
+        if (o.revertWindow()) {
+            // The reverse stream inserts the new table's rows into the previous one, which needs a value for these.
+            List<String> lost = ops.requiredColumns(c, source.id()).stream()
+                    .filter(col -> columns.getOrDefault(col, "").isEmpty() && shadow.indexOf(col) < 0).toList();
+            if (!lost.isEmpty()) {
+                throw AlterException.refused("the ALTER clause \"" + o.alterClause() + "\" drops " + lost + ", NOT NULL without a default "
+                        + "in " + source.id() + ": in the revert window rows inserted into the new table stream back into the previous "
+                        + "one, which cannot take them without a value there. Pass --no-revert-window (then --revert is not possible), "
+                        + "or first give " + String.join(", ", lost) + " a default (or allow NULL) on " + source.id());
+            }
         }
         List<String> deferred = ops.deferIndexes(c, names.shadow());
         return new AlterPlan(names, source, shadow, columns, deferred, always);

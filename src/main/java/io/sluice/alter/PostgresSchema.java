@@ -81,6 +81,22 @@ final class PostgresSchema implements SchemaOps {
     }
 
     @Override
+    public java.util.Map<String, Integer> columnIds(Connection c, TableId t) throws SQLException {
+        java.util.Map<String, Integer> ids = new java.util.LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT attname, attnum FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+                + " AND attnum > 0 AND NOT attisdropped")) {
+            ps.setString(1, t.schema());
+            ps.setString(2, t.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.put(rs.getString(1), rs.getInt(2));
+                }
+            }
+        }
+        return ids;
+    }
+
+    @Override
     public Set<String> requiredColumns(Connection c, TableId t) throws SQLException {
         return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
                 + " AND attnum > 0 AND NOT attisdropped AND attnotnull AND NOT atthasdef AND attidentity = '' AND attgenerated = ''", t));

@@ -41,6 +41,14 @@ interface SchemaOps {
     /** Columns of {@code t} the database computes (generated columns): never written by the stream. */
     Set<String> generatedColumns(Connection c, TableId t) throws SQLException;
 
+    /**
+     * Each column's identity that survives a rename (PostgreSQL: attnum), by name; empty where the catalog has none
+     * (MariaDB/MySQL), and renames are then read from the clause ({@link ClauseRenames}).
+     */
+    default java.util.Map<String, Integer> columnIds(Connection c, TableId t) throws SQLException {
+        return java.util.Map.of();
+    }
+
     /** NOT NULL columns of {@code t} without a default (and not filled by the database): an insert must name them. */
     Set<String> requiredColumns(Connection c, TableId t) throws SQLException;
 

@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What an online alter refuses, up front and with the reason naming the object: foreign keys, triggers, type
- * changes that cannot convert or may not fit, a failing clause, a NOT NULL column without default, a changed key;
- * and a shadow that does not verify. After a refusal the table is as before and nothing of the alter is left.
+ * changes that cannot convert or may not fit, a failing clause, a NOT NULL column without default, a changed key,
+ * a rename not declared with --rename-column, a revert window that could not insert; and a shadow that does not verify. After a refusal the table is as before and nothing of the alter is left.
  */
 class AlterRefusalTest {
     private static PostgresServer pg;
@@ -123,6 +124,68 @@ class AlterRefusalTest {
         assertThat(refusal(m, AlterOptions.of(new TableId(name, "audited"), "ADD COLUMN x int").withPolicies(AlterOptions.Policy.REFUSE,
                 AlterOptions.Policy.REFUSE)).getMessage()).contains("triggers");
         assertNothingLeft(m, new TableId(name, "audited"));
+    }
+
+    /**
+     * A rename in the clause without --rename-column would look like "dropped v, added label" and lose every value
+     * of v: refused, naming both columns and the option. PostgreSQL tells it by attnum (so also {@code RENAME v TO
+     * label} without COLUMN), MariaDB/MySQL by reading RENAME COLUMN / CHANGE in the clause.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"postgres", "mariadb", "mysql"})
+    void anUndeclaredRenameIsRefusedNamingBothColumnsAndTheOption(String engine) throws SQLException {
+        Database d = AlterKit.database(engine, "alter_rename");
+        TableId t = new TableId(AlterKit.schema(d), "plain");
+        exec(d, "CREATE TABLE plain (id bigint PRIMARY KEY, n bigint, v varchar(10))", "INSERT INTO plain VALUES (1, 1, 'v1'), (2, 2, 'v2')");
+        List<String> clauses = d.postgres()
+                ? List.of("RENAME COLUMN v TO label", "RENAME v TO label", "ADD COLUMN x int; RENAME COLUMN v TO tmp; RENAME tmp TO label")
+                : List.of("RENAME COLUMN v TO label", "CHANGE v label varchar(10)", "ADD COLUMN x int, CHANGE COLUMN `v` `label` varchar(20)");
+        for (String clause : clauses) {
+            assertThat(refusal(d, AlterOptions.of(t, clause)).getMessage()).as(clause).contains("column v is gone and label is new")
+                    .contains("--rename-column v=label").contains("DROP COLUMN v, ADD COLUMN label");
+            assertNothingLeft(d, t);
+        }
+    }
+
+    /** The declared rename (the other side of the refusal above): the switched table has every value of v in label. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"postgres", "mariadb"})
+    void aDeclaredRenameCarriesTheValues(String engine) throws Exception {
+        Database d = AlterKit.database(engine, "alter_renamed");
+        TableId t = new TableId(AlterKit.schema(d), "renamed");
+        exec(d, "CREATE TABLE renamed (id bigint PRIMARY KEY, v varchar(10))",
+                "INSERT INTO renamed (id, v) WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300) "
+                        + "SELECT i, concat('v', i) FROM s");
+        String clause = d.postgres() ? "RENAME COLUMN v TO label" : "CHANGE v label varchar(10)";
+        new OnlineAlter(d, AlterKit.runtime(), AlterOptions.of(t, clause).withRenames(Map.of("v", "label")).withRevertWindow(false)).run();
+        try (Connection c = d.open(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*), sum(CASE WHEN label = concat('v', id) THEN 1 ELSE 0 END) FROM renamed")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isEqualTo(300);
+            assertThat(rs.getLong(2)).isEqualTo(300);
+        }
+        Revert.cleanup(d, AlterKit.runtime(), t);
+    }
+
+    /**
+     * The revert window streams the new table's inserts back into the previous one, which cannot take them when the
+     * clause dropped a NOT NULL column without a default: refused up front unless the window is off.
+     */
+    @Test
+    void aRevertWindowThatCouldNotInsertIsRefusedNamingTheColumn() throws SQLException {
+        exec(db, "CREATE TABLE public.required (id bigint PRIMARY KEY, req int NOT NULL, opt int)");
+        TableId t = new TableId("public", "required");
+        assertThat(refusal(db, alter("required", "DROP COLUMN req")).getMessage()).contains("[req]").contains("NOT NULL without a default")
+                .contains("--no-revert-window");
+        assertNothingLeft(db, t);
+        SchemaOps ops = SchemaOps.of(db);
+        for (AlterOptions o : List.of(alter("required", "DROP COLUMN opt"), alter("required", "DROP COLUMN req").withRevertWindow(false))) {
+            AlterPlan plan = AlterPlanner.plan(db, o, ops);
+            try (Connection c = db.open()) {
+                ops.drop(c, plan.names().shadow());
+            }
+        }
+        assertNothingLeft(db, t);
     }
 
     private static void assertNothingLeft(Database d, TableId t) throws SQLException {
