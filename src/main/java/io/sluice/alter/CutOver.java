@@ -33,6 +33,13 @@ interface CutOver {
          */
         void beforeSwitch(Connection locked, CatchUp.Position position) throws SQLException;
 
+        /**
+         * Called before attempt number {@code attempt} takes any lock; throwing stops the cut-over with the table as
+         * before (the forward alter checks the shadow's lag here).
+         */
+        default void beforeAttempt(int attempt) throws SQLException, InterruptedException {
+        }
+
         /** PostgreSQL only: called inside the transaction after the renames, before COMMIT. */
         default void afterRename(Connection locked) throws SQLException {
         }
@@ -51,13 +58,15 @@ interface CutOver {
 
     /**
      * Up to {@code attempts} attempts, the back-off doubling after each failed one; {@code observer} sees each
-     * attempt (number, outcome). Fails with {@link AlterException.Kind#TIMEOUT} naming every reason.
+     * attempt (number, outcome). Fails with {@link AlterException.Kind#TIMEOUT} naming every reason, or with what
+     * {@link Hooks#beforeAttempt} throws.
      */
     default Attempt retrying(Swap swap, Duration bound, int attempts, Duration backoff, CatchUp catchUp, Hooks hooks,
                              BiConsumer<Integer, Attempt> observer) throws SQLException, InterruptedException {
         List<String> reasons = new ArrayList<>();
         Duration wait = backoff;
         for (int i = 1; i <= attempts; i++) {
+            hooks.beforeAttempt(i);
             Attempt a = attempt(swap, bound, catchUp, hooks);
             observer.accept(i, a);
             if (a.result() == Result.SWITCHED) {

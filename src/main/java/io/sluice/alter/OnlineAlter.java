@@ -29,7 +29,8 @@ import java.util.function.Consumer;
  *   <li>{@link Phase#BUILDING_INDEXES}, then {@link Phase#CATCHING_UP} until the shadow trails T by at most the
  *       lag limit, then {@link Phase#VERIFYING} (refused when the tables differ);</li>
  *   <li>{@link Phase#WAITING_FOR_GO} with postponed cut-over, until {@link #cutOverNow()};</li>
- *   <li>{@link Phase#CUTTING_OVER}: bounded attempts with back-off ({@link CutOver});</li>
+ *   <li>{@link Phase#CUTTING_OVER}: bounded attempts with back-off ({@link CutOver}), each only after the lag is
+ *       measured again within the limit (else the cut-over is refused without locking);</li>
  *   <li>{@link Phase#REVERT_WINDOW}: the new T streams back into {@code _T_old} until {@link Revert#revert} or
  *       {@link Revert#cleanup}.</li>
  * </ol>
@@ -38,6 +39,8 @@ import java.util.function.Consumer;
  */
 public final class OnlineAlter {
     private static final Logger log = LoggerFactory.getLogger(OnlineAlter.class);
+    /** Lag measurements before a cut-over attempt, all above the limit, before the cut-over is refused. */
+    private static final int LAG_PROBES = 2;
 
     public enum Phase { PLANNING, COPYING, BUILDING_INDEXES, CATCHING_UP, VERIFYING, WAITING_FOR_GO, CUTTING_OVER, REVERT_WINDOW, DONE, FAILED }
 
@@ -48,7 +51,7 @@ public final class OnlineAlter {
     /**
      * @param attempts   cut-over attempts made (the last one switched)
      * @param maxBlocked the longest the application's queries could have waited in any attempt
-     * @param lag        the catch-up time measured before the cut-over
+     * @param lag        the catch-up time measured right before the attempt that switched
      */
     public record Result(ShadowNames names, int attempts, Duration maxBlocked, Duration lag, boolean revertWindow) {
     }
@@ -153,7 +156,7 @@ public final class OnlineAlter {
             }
         }
         CatchUp catchUp = new CatchUp(forward);
-        Duration lag = awaitLag(catchUp, forward);
+        awaitLag(catchUp, forward);
         phase(Phase.VERIFYING, "comparing " + plan.source().id() + " with " + plan.names().shadow());
         verify(plan, catchUp);
         while (options.postponeCutOver() && !go.isDone()) {
@@ -165,16 +168,12 @@ public final class OnlineAlter {
                 // poll health once a second while waiting
             }
         }
-        if (options.postponeCutOver()) {
-            lag = catchUp.measure(options.maxLag()).orElseThrow(() -> AlterException.cutOverRefused("cut-over refused: "
-                    + plan.names().shadow() + " trails " + plan.source().id() + " by more than " + options.maxLag()));
-        }
         if (options.revertWindow()) {
             Revert.prepare(reverse, plan.names(), ops, options.heartbeat());
         }
         phase(Phase.CUTTING_OVER, "lock bound " + options.lockBound().toMillis() + " ms, " + options.cutOverAttempts() + " attempts");
         CutOver.Swap swap = new CutOver.Swap(plan.source().id(), plan.names().shadow(), plan.names().old());
-        Switch sw = new Switch(state, plan.identityAlways(), plan.reverseMapping());
+        Switch sw = new Switch(state, plan.identityAlways(), plan.reverseMapping(), catchUp, plan.names().shadow());
         CutOver.Attempt last = attempts(swap, catchUp, sw);
         long switched = System.nanoTime();
         forward.halt();
@@ -192,7 +191,7 @@ public final class OnlineAlter {
         } else {
             phase(Phase.DONE, "switched");
         }
-        return new Result(plan.names(), status.cutOverAttempts, sw.maxBlocked, lag, options.revertWindow());
+        return new Result(plan.names(), status.cutOverAttempts, sw.maxBlocked, sw.lag, options.revertWindow());
     }
 
     /** The cut-over's attempts with doubling back-off; fails clearly after the last. */
@@ -212,12 +211,42 @@ public final class OnlineAlter {
         private final List<String> shadowAlways;
         private final Map<String, String> reverseMapping;
         private List<String> oldAlways = List.of();
+        private final CatchUp catchUp;
+        private final TableId shadow;
         private Duration maxBlocked = Duration.ZERO;
+        private Duration lag = Duration.ZERO;
 
-        Switch(AlterState state, List<String> shadowAlways, Map<String, String> reverseMapping) {
+        Switch(AlterState state, List<String> shadowAlways, Map<String, String> reverseMapping, CatchUp catchUp, TableId shadow) {
             this.state = state;
             this.shadowAlways = shadowAlways;
             this.reverseMapping = reverseMapping;
+            this.catchUp = catchUp;
+            this.shadow = shadow;
+        }
+
+        /**
+         * Verify (or a postponed go) can take long enough for the shadow to fall behind again, and an attempt that
+         * locks the table then holds the lock for the whole bound while it catches up, and gives up: so the lag is
+         * measured again before each attempt, and the cut-over refused while it stays above the limit. Measured up to
+         * {@link #LAG_PROBES} times, each waiting at most three times the limit (a passing burst is waited out and the
+         * refusal can name what it measured).
+         */
+        @Override
+        public void beforeAttempt(int attempt) throws SQLException, InterruptedException {
+            Duration cap = options.maxLag().multipliedBy(3);
+            Optional<Duration> measured = Optional.empty();
+            for (int i = 0; i < LAG_PROBES; i++) {
+                measured = catchUp.measure(cap);
+                if (measured.isPresent() && measured.get().compareTo(options.maxLag()) <= 0) {
+                    lag = measured.get();
+                    status = new Status(options.table(), status.phase(), status.since(), status.detail(), status.cutOverAttempts(), lag);
+                    return;
+                }
+            }
+            throw AlterException.cutOverRefused("cut-over refused before attempt " + attempt + ": " + shadow + " trails " + options.table()
+                    + " by " + measured.map(d -> d.toMillis() + " ms").orElse("more than " + cap.toMillis() + " ms") + " (measured "
+                    + LAG_PROBES + " times), above the --max-lag of " + options.maxLag().toMillis() + " ms; the table was not locked and is "
+                    + "unchanged. Run again when the table is less busy, or allow a larger --max-lag");
         }
 
         @Override
