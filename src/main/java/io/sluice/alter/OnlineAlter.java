@@ -106,8 +106,9 @@ public final class OnlineAlter {
             }
             Optional<AlterState> previous = finishOrClean(names, api, kafka);
             if (previous.isPresent()) {
-                phase(Phase.REVERT_WINDOW, t + " was already cut over by run " + previous.get().runId());
-                return new Result(names, 0, Duration.ZERO, Duration.ZERO, !previous.get().revertPosition().isEmpty());
+                boolean window = !previous.get().revertPosition().isEmpty();
+                phase(window ? Phase.REVERT_WINDOW : Phase.DONE, t + " was already cut over by run " + previous.get().runId());
+                return new Result(names, 0, Duration.ZERO, Duration.ZERO, window);
             }
             AlterPlan plan = AlterPlanner.plan(db, options, ops);
             String runId = Long.toString(System.currentTimeMillis(), 36);
@@ -312,7 +313,7 @@ public final class OnlineAlter {
     /**
      * Deals with what an earlier run left: a MariaDB sentry (a cut-over that never switched) is dropped; an
      * unfinished run before its switch is removed (shadow, connectors, slots, state) so this run starts clean;
-     * a finished switch is reported (its revert window restarted if it is not running).
+     * a finished switch is reported (its revert window restarted if it is not running; with no window, just reported).
      */
     private Optional<AlterState> finishOrClean(ShadowNames names, ConnectApi api, KafkaAccess kafka) throws SQLException, InterruptedException {
         Optional<AlterState> st;
@@ -320,13 +321,18 @@ public final class OnlineAlter {
             ops.settle(c, names);
             st = AlterState.load(c, ops, names.table());
             if (ops.exists(c, names.old())) {
-                if (st.isPresent() && !st.get().revertPosition().isEmpty()) {
+                boolean window = st.isPresent() && !st.get().revertPosition().isEmpty();
+                // Without a revert window the state row is written in the switch as well (PostgreSQL: in its transaction).
+                boolean switchedWithout = st.isPresent() && !window && !st.get().phase().equals("streaming");
+                if (window || switchedWithout) {
                     // The switch happened; the run may have died before it retired the forward stream or started the revert one.
                     AlterState done = st.get().phase().equals("streaming") ? st.get() : st.get().withPhase("cut-over");
                     new StreamPipeline(done.forward(), db, names.table(), names.shadow(), Map.of(), options.partitions(), runtime, api, kafka)
                             .halt();
                     done.save(c, ops);
-                    Revert.resume(db, runtime, done, api, kafka, options.heartbeat(), options.partitions());
+                    if (window) {
+                        Revert.resume(db, runtime, done, api, kafka, options.heartbeat(), options.partitions());
+                    }
                     return Optional.of(done);
                 }
                 throw AlterException.refused(names.table() + " was already altered (" + names.old() + " holds the previous table): "

@@ -194,8 +194,12 @@ final class AlterCommand implements Callable<Integer> {
                     http = AlterEndpoint.start(h.get(ConfigSchema.HTTP_BIND), h.get(ConfigSchema.HTTP_PORT), alter);
                 }
                 OnlineAlter.Result r = alter.run();
-                say(options.table() + " now has the new definition: " + r.attempts() + " cut-over attempt(s), application blocked at most "
-                        + r.maxBlocked().toMillis() + " ms, lag at switch " + r.lag().toMillis() + " ms");
+                if (r.attempts() == 0) {   // a rerun after the switch: nothing was cut over now
+                    say(options.table() + " was already switched to the new definition by an earlier run");
+                } else {
+                    say(options.table() + " now has the new definition: " + r.attempts() + " cut-over attempt(s), application blocked at most "
+                            + r.maxBlocked().toMillis() + " ms, lag at switch " + r.lag().toMillis() + " ms");
+                }
                 if (r.revertWindow()) {
                     say("the previous table is kept as " + r.names().old() + ": `sluice alter --revert` swaps it back, "
                             + "`sluice alter --cleanup` drops it" + (inProcessWorker

@@ -147,7 +147,10 @@ class AlterRefusalTest {
         }
     }
 
-    /** The declared rename (the other side of the refusal above): the switched table has every value of v in label. */
+    /**
+     * The declared rename (the other side of the refusal above): the switched table has every value of v in label.
+     * Run with --no-revert-window, whose rerun must report the switch rather than refuse.
+     */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"postgres", "mariadb"})
     void aDeclaredRenameCarriesTheValues(String engine) throws Exception {
@@ -157,13 +160,18 @@ class AlterRefusalTest {
                 "INSERT INTO renamed (id, v) WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300) "
                         + "SELECT i, concat('v', i) FROM s");
         String clause = d.postgres() ? "RENAME COLUMN v TO label" : "CHANGE v label varchar(10)";
-        new OnlineAlter(d, AlterKit.runtime(), AlterOptions.of(t, clause).withRenames(Map.of("v", "label")).withRevertWindow(false)).run();
+        AlterOptions o = AlterOptions.of(t, clause).withRenames(Map.of("v", "label")).withRevertWindow(false);
+        new OnlineAlter(d, AlterKit.runtime(), o).run();
         try (Connection c = d.open(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*), sum(CASE WHEN label = concat('v', id) THEN 1 ELSE 0 END) FROM renamed")) {
             rs.next();
             assertThat(rs.getLong(1)).isEqualTo(300);
             assertThat(rs.getLong(2)).isEqualTo(300);
         }
+        // The same command again (after an interruption, say) reports the switch, also without a revert window.
+        OnlineAlter.Result again = new OnlineAlter(d, AlterKit.runtime(), o).run();
+        assertThat(again.attempts()).isZero();
+        assertThat(again.revertWindow()).isFalse();
         Revert.cleanup(d, AlterKit.runtime(), t);
     }
 
