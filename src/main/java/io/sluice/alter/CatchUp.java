@@ -16,7 +16,7 @@ import java.util.Optional;
  * cut-over asks while it holds the table lock, and the lag probe asks without it.
  *
  * <ol>
- *   <li>Read the log position {@code P} (PostgreSQL {@code pg_current_wal_lsn()}, MariaDB/MySQL {@code SHOW MASTER STATUS} or
+ *   <li>Read the log position {@code P} (PostgreSQL {@code pg_current_wal_insert_lsn()}, MariaDB/MySQL {@code SHOW MASTER STATUS} or
  *       {@code SHOW BINARY LOG STATUS}, see {@link Binlog}).
  *       Under the table lock, every change of the table is before {@code P}.</li>
  *   <li>Make the log move past {@code P} (a non-transactional logical message; a write to a table outside the

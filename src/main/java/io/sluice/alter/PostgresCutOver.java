@@ -12,7 +12,7 @@ import java.time.Duration;
  * <pre>
  * BEGIN; SET LOCAL lock_timeout = bound;
  * LOCK TABLE T IN ACCESS EXCLUSIVE MODE;        -- queries on T now queue behind us
- * pg_current_wal_lsn() → P; wait until every change before P is applied to _T_new (bounded by what is left);
+ * pg_current_wal_insert_lsn() → P; wait until every change before P is applied to _T_new (bounded by what is left);
  * ALTER TABLE T RENAME TO _T_old; ALTER TABLE _T_new RENAME TO T;
  * identity back to ALWAYS; sequences carried (ownership, setval); state row;
  * COMMIT;                                        -- the queued queries resolve the name again and find the new T
