@@ -106,6 +106,8 @@ public class CopierSourceTask extends SourceTask {
                 }
                 chunker.resumeAfter(((Number) offset.get("seq")).longValue(), KeyText.key(def, (String) offset.get("hi")));
                 log.info("Resuming {} after chunk {}", range, offset.get("seq"));
+            } else {
+                log.info("Starting {} from its first chunk (no stored progress)", range);
             }
             queue.add(new Work(u, chunker, new ChunkEncoder(def, config.partitions(), copier), u.plan(),
                     Topics.copyTopic(config.pipeline(), def.id())));

@@ -5,6 +5,8 @@ import io.sluice.spi.model.TableId;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -17,11 +19,20 @@ record CopyUnit(TableId table, int rangeId, String plan) {
     static final String TASK_UNITS = "task.units";
 
     Map<String, Object> sourcePartition() {
-        return Map.of("schema", table.schema(), "table", table.table(), "range", rangeId);
+        return sourcePartition(table, rangeId);
     }
 
+    /**
+     * The range's Connect source partition. Connect stores offsets under the JSON of this map, so its key order
+     * must be the same in every JVM: {@code Map.of} iterates in an order salted per JVM, which made a worker
+     * restarted in a new process miss its progress and copy the range again from its first chunk.
+     */
     static Map<String, Object> sourcePartition(TableId table, int rangeId) {
-        return Map.of("schema", table.schema(), "table", table.table(), "range", rangeId);
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("schema", table.schema());
+        p.put("table", table.table());
+        p.put("range", rangeId);
+        return Collections.unmodifiableMap(p);
     }
 
     static String encode(List<CopyUnit> units) {
