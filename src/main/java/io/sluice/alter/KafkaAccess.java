@@ -51,13 +51,13 @@ final class KafkaAccess implements AutoCloseable {
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName()));
     }
 
-    void createTopics(List<String> names, int partitions) {
+    void createTopics(List<String> names, int partitions, Map<String, String> configs) {
         try {
             Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
             List<NewTopic> missing = new ArrayList<>();
             for (String n : names) {
                 if (!existing.contains(n)) {
-                    missing.add(new NewTopic(n, Optional.of(partitions), Optional.empty()));
+                    missing.add(new NewTopic(n, Optional.of(partitions), Optional.empty()).configs(configs));
                 }
             }
             if (!missing.isEmpty()) {

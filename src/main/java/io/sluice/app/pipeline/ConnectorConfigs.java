@@ -9,7 +9,7 @@ import io.sluice.applier.connect.ApplierSinkConnector;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.CopierConnectorConfig;
 import io.sluice.copier.connect.CopierSourceConnector;
-import io.sluice.copier.connect.RecordLimit;
+import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.copier.connect.TableList;
 import io.sluice.spi.config.ConfigException;
 import io.sluice.spi.dialect.StreamSpec;
@@ -70,9 +70,9 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         }
         // A row the copier may carry (copier.message.max.bytes) must pass the change stream too.
         long record = recordLimit(cfg);
-        dbz.putAll(RecordLimit.producerOverrides(record));
+        dbz.putAll(KafkaLimits.producerOverrides(record));
         // Where Connect creates the change topics (a Connect cluster without the CLI), they get the same limit.
-        RecordLimit.topicConfigs(record).forEach((k, v) -> dbz.put("topic.creation.default." + k, v));
+        KafkaLimits.topicConfigs(record).forEach((k, v) -> dbz.put("topic.creation.default." + k, v));
 
         Map<String, String> copier = new LinkedHashMap<>();
         copier.put("connector.class", CopierSourceConnector.class.getName());
@@ -93,7 +93,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         // Connect's consumer group of a sink connector is connect-<name>: the copier may hold while it lags.
         copier.put(CopierConnectorConfig.APPLIER_GROUP.key(), "connect-" + pipeline + "-applier");
         copier.putAll(cfg.values(ConfigSchema.COPIER).toProperties());
-        copier.putAll(RecordLimit.producerOverrides(record));
+        copier.putAll(KafkaLimits.producerOverrides(record));
         CopierConnectorConfig.parse(copier); // the copier's own rules, before anything is posted
 
         Map<String, String> applier = new LinkedHashMap<>();
@@ -159,7 +159,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
     /** Every topic the pipeline uses for its tables (change and copy), which the runtime creates up front. */
     /** The largest Kafka record the pipeline's topics and producers accept, from copier.message.max.bytes. */
     public static long recordLimit(SluiceConfig cfg) {
-        return RecordLimit.pipelineRecord(cfg.get(ConfigSchema.COPIER, CopierConfig.MESSAGE_MAX_BYTES));
+        return KafkaLimits.pipelineRecord(cfg.get(ConfigSchema.COPIER, CopierConfig.MESSAGE_MAX_BYTES));
     }
 
     public static List<String> topics(ValidatedPlan plan) {

@@ -18,7 +18,7 @@ import io.sluice.app.progress.TableProgress;
 import io.sluice.app.progress.ThrottleState;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
-import io.sluice.copier.connect.RecordLimit;
+import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.spi.model.TableId;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -171,7 +171,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         int partitions = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_PARTITIONS);
         Integer replication = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_REPLICATION);
         long retention = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_RETENTION).toMillis();
-        Map<String, String> configs = new HashMap<>(RecordLimit.topicConfigs(ConnectorConfigs.recordLimit(plan.config())));
+        Map<String, String> configs = new HashMap<>(KafkaLimits.topicConfigs(ConnectorConfigs.recordLimit(plan.config())));
         configs.put("retention.ms", String.valueOf(retention));
         List<NewTopic> topics = new ArrayList<>();
         for (String name : ConnectorConfigs.topics(plan)) {
@@ -185,7 +185,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
                 runtime.admin().createTopics(missing).all().get();
                 log.info("Created topics {}", missing.stream().map(NewTopic::name).toList());
             }
-            raiseRecordLimit(existing.stream().filter(n -> topics.stream().anyMatch(t -> t.name().equals(n))).toList(),
+            raiseKafkaLimits(existing.stream().filter(n -> topics.stream().anyMatch(t -> t.name().equals(n))).toList(),
                     configs.get("max.message.bytes"));
             for (var d : describeWhenVisible(topics.stream().map(NewTopic::name).toList())) {
                 if (d.partitions().size() != partitions) {
@@ -208,7 +208,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
      * Raises max.message.bytes of the pipeline's existing topics where it is below what copier.message.max.bytes
      * needs (the setting was raised after the topics were created); never lowers it.
      */
-    private void raiseRecordLimit(List<String> names, String needed) throws ExecutionException, InterruptedException {
+    private void raiseKafkaLimits(List<String> names, String needed) throws ExecutionException, InterruptedException {
         if (needed == null || names.isEmpty()) {
             return;
         }

@@ -27,10 +27,10 @@ final class TopicSetup {
 
     static void ensure(Admin admin, String topic, int partitions, int replicationFactor, long messageMaxBytes) throws Exception {
         Optional<Integer> existing = partitionCount(admin, topic);
-        long record = RecordLimit.copyRecord(messageMaxBytes);
+        long record = KafkaLimits.copyRecord(messageMaxBytes);
         if (existing.isPresent()) {
             check(topic, existing.get(), partitions, "copy");
-            checkRecordLimit(admin, topic, record, messageMaxBytes);
+            checkKafkaLimits(admin, topic, record, messageMaxBytes);
             return;
         }
         NewTopic t = new NewTopic(topic, Optional.of(partitions),
@@ -46,7 +46,7 @@ final class TopicSetup {
         }
     }
 
-    private static void checkRecordLimit(Admin admin, String topic, long record, long messageMaxBytes) throws Exception {
+    private static void checkKafkaLimits(Admin admin, String topic, long record, long messageMaxBytes) throws Exception {
         ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         ConfigEntry e = admin.describeConfigs(List.of(r)).all().get(60, TimeUnit.SECONDS).get(r).get("max.message.bytes");
         if (e != null && e.value() != null && Long.parseLong(e.value()) < record) {
