@@ -107,6 +107,9 @@ final class ChangeHandler {
                 }
             }
             ps.pendingChangeOffset = r.offset() + 1;
+            if (touched.isEmpty()) {
+                txnStartedNanos = System.nanoTime();   // commit.interval runs from the first uncommitted change
+            }
             touched.add(ps);
             if (batch.bytes() >= options.packetSize()) {
                 write();
@@ -215,7 +218,6 @@ final class ChangeHandler {
     private Connection connection() throws SQLException {
         if (connection == null) {
             connection = pool.take();
-            txnStartedNanos = System.nanoTime();
         }
         return connection;
     }
