@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * {@code sluice alter}: changes a live table through a shadow copy, as a list of phases:
@@ -63,6 +64,7 @@ public final class OnlineAlter {
     private final CompletableFuture<Void> go = new CompletableFuture<>();
     private volatile Status status;
     private final List<Consumer<Status>> listeners = new CopyOnWriteArrayList<>();
+    private final List<IntConsumer> attemptListeners = new CopyOnWriteArrayList<>();
 
     public OnlineAlter(Database db, ConnectRuntime runtime, AlterOptions options) {
         this.db = db;
@@ -78,6 +80,15 @@ public final class OnlineAlter {
      */
     public OnlineAlter onPhase(Consumer<Status> listener) {
         listeners.add(listener);
+        return this;
+    }
+
+    /**
+     * Calls {@code listener} with the attempt's number on the alter's thread right before a cut-over attempt takes
+     * any lock, after its lag check (tests that act on the attempt's own sessions).
+     */
+    public OnlineAlter onCutOverAttempt(IntConsumer listener) {
+        attemptListeners.add(listener);
         return this;
     }
 
@@ -241,6 +252,7 @@ public final class OnlineAlter {
                 if (measured.isPresent() && measured.get().compareTo(options.maxLag()) <= 0) {
                     lag = measured.get();
                     status = new Status(options.table(), status.phase(), status.since(), status.detail(), status.cutOverAttempts(), lag);
+                    attemptListeners.forEach(l -> l.accept(attempt));
                     return;
                 }
             }

@@ -36,8 +36,10 @@ class InterruptedCutOverTest {
         Thread[] writers = w.start(stop);
         AlterOptions o = AlterOptions.of(t, "ADD COLUMN flag int").withCutOver(Duration.ofSeconds(2), Duration.ofSeconds(2), 3,
                 Duration.ofMillis(300));
-        OnlineAlter first = new OnlineAlter(db, AlterKit.runtime(), o).onPhase(s -> {
-            if (s.phase() == OnlineAlter.Phase.CUTTING_OVER) {
+        // Armed right before the first attempt locks, after its lag check: MySqlKiller takes the first session opened
+        // after arming as the locking one, and the lag check opens sessions of its own.
+        OnlineAlter first = new OnlineAlter(db, AlterKit.runtime(), o).onCutOverAttempt(attempt -> {
+            if (attempt == 1) {
                 Runnable killer = db.postgres() ? () -> killLockHolder(db, t) : MySqlKiller.armed(db);
                 new Thread(killer, "killer").start();
             }

@@ -10,7 +10,7 @@ import java.time.Duration;
 /**
  * Kills the MariaDB/MySQL sentry cut-over's locking session (A) while it holds {@code LOCK TABLES}, as a crash
  * of the process would end it. The test servers run without performance_schema, so lock holders cannot be listed;
- * A is found by order instead: {@link #armed} is called as the cut-over phase begins, notes the highest session
+ * A is found by order instead: {@link #armed} is called right before the attempt locks, notes the highest session
  * id, and A is the first session opened after it (the cut-over opens A, B, C in that order before anything else).
  * It is killed once it idles (its LOCK TABLES returned) while a writer of the table waits for a metadata lock: it
  * holds the lock then.
