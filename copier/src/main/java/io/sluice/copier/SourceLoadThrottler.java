@@ -21,6 +21,9 @@ public final class SourceLoadThrottler implements Throttler, AutoCloseable {
     private long lastCheck;
     private long lastValue;
     private boolean checked;
+    /** Whether the last reading held the copy, and whether the probe last failed: log changes, not every reading. */
+    private boolean held;
+    private boolean failing;
 
     public SourceLoadThrottler(SourceLoadProbe probe, long max, Duration checkInterval, Duration wait) {
         this.probe = probe;
@@ -35,15 +38,27 @@ public final class SourceLoadThrottler implements Throttler, AutoCloseable {
         if (!checked || now - lastCheck >= checkNanos) {
             try {
                 lastValue = probe.read();
+                if (failing) {
+                    log.info("Source load probe '{}' answers again", probe.name());
+                }
+                failing = false;
             } catch (Exception e) {
-                log.warn("Source load probe '{}' failed, not throttling on it: {}", probe.name(), e.getMessage());
+                if (!failing) {
+                    log.warn("Source load probe '{}' failed, not throttling on it until it answers: {}", probe.name(), e.getMessage());
+                }
+                failing = true;
                 lastValue = 0;
             }
             lastCheck = now;
             checked = true;
-            if (lastValue > max) {
-                log.info("Copy of {} held: {} is {} (limit {})", table, probe.name(), lastValue, max);
+            boolean over = lastValue > max;
+            if (over != held) {
+                log.info(over ? "Copy of {} held: {} is {} (limit {})" : "Copy of {} resumes: {} is {} (limit {})",
+                        table, probe.name(), lastValue, max);
+            } else if (over) {
+                log.debug("Copy of {} still held: {} is {} (limit {})", table, probe.name(), lastValue, max);
             }
+            held = over;
         }
         return lastValue > max ? wait : Duration.ZERO;
     }
