@@ -90,20 +90,9 @@ public final class EmbeddedMariaDb extends MySqlFamilyServer<EmbeddedMariaDb.Bui
             s.put("skip-ssl", "");
             s.put("server-id", "1");
             s.put("log-bin", "mariadb-bin");
-            s.put("binlog-format", "ROW");
-            s.put("binlog-row-image", "FULL");
             s.put("log-slave-updates", "ON");
             s.put("gtid-strict-mode", "ON");
-            s.put("character-set-server", "utf8mb4");
-            s.put("max-connections", "300");
-            s.put("max-allowed-packet", "64M");
-            s.put("performance-schema", "OFF");
-            s.put("innodb-buffer-pool-size", "128M");
-            // Skip the per-commit flushes (2 cores, slow disks); a process crash still loses nothing.
-            s.put("innodb-flush-log-at-trx-commit", "2");
-            s.put("sync-binlog", "0");
-            // Native AIO may be unavailable in containers and sandboxes; synchronous I/O always works.
-            s.put("innodb-use-native-aio", "0");
+            MySqlFamilyServer.commonSettings(s);
             return s;
         }
     }

@@ -152,25 +152,15 @@ public final class EmbeddedMySql extends MySqlFamilyServer<EmbeddedMySql.Builder
             s.put("skip-name-resolve", "");
             s.put("server-id", "1");
             s.put("log-bin", "mysql-bin");
-            s.put("binlog-format", "ROW");
-            s.put("binlog-row-image", "FULL");
             s.put("gtid-mode", "ON");
             s.put("enforce-gtid-consistency", "ON");
-            s.put("character-set-server", "utf8mb4");
-            s.put("max-connections", "300");
-            s.put("max-allowed-packet", "64M");
+            MySqlFamilyServer.commonSettings(s);
             s.put("mysqlx", "OFF");
-            s.put("performance-schema", "OFF");
             s.put("secure-file-priv", "NULL");
-            s.put("innodb-buffer-pool-size", "128M");
             s.put("innodb-redo-log-capacity", "32M");
             // Nothing worth warming: skip writing the buffer pool's page list at shutdown and reading it at start.
             s.put("innodb-buffer-pool-dump-at-shutdown", "OFF");
             s.put("innodb-buffer-pool-load-at-startup", "OFF");
-            s.put("innodb-flush-log-at-trx-commit", "2");
-            s.put("sync-binlog", "0");
-            // Native AIO may be unavailable in containers and sandboxes; synchronous I/O always works.
-            s.put("innodb-use-native-aio", "0");
             return s;
         }
     }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -25,6 +26,25 @@ abstract sealed class MySqlFamilyServer<B extends ServerBuilder<B, ?>> extends E
     /** Options the launcher sets itself (the MySQL builder adds more). */
     static final Set<String> LAUNCHER_OWNED = Set.of("no-defaults", "defaults-file", "defaults-extra-file",
             "basedir", "datadir", "tmpdir", "port", "bind-address", "socket", "pid-file", "init-file", "user");
+
+    /**
+     * Options both engines' servers get unless overridden, after the engine's own binlog and GTID options: ROW
+     * binlog with FULL images, server id 1, utf8mb4, 300 connections, 64 MB packets, no performance schema, a
+     * 128 MB buffer pool, relaxed flushing (2 cores, slow disks; a process crash still loses nothing), and
+     * synchronous I/O (native AIO may be unavailable in containers and sandboxes).
+     */
+    static void commonSettings(Map<String, String> s) {
+        s.put("binlog-format", "ROW");
+        s.put("binlog-row-image", "FULL");
+        s.put("character-set-server", "utf8mb4");
+        s.put("max-connections", "300");
+        s.put("max-allowed-packet", "64M");
+        s.put("performance-schema", "OFF");
+        s.put("innodb-buffer-pool-size", "128M");
+        s.put("innodb-flush-log-at-trx-commit", "2");
+        s.put("sync-binlog", "0");
+        s.put("innodb-use-native-aio", "0");
+    }
 
     private final String pidFileName;
     private final String socketFileName;
