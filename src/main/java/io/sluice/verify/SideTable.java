@@ -122,27 +122,6 @@ final class SideTable implements AutoCloseable {
         return found;
     }
 
-    /** Counts rows in steps of {@code step} keys, one short index walk per step instead of one long scan. */
-    long count(int step) throws SQLException {
-        long total = 0;
-        Object[] lo = null;
-        while (true) {
-            Object[] bound = boundAfter(lo, step);
-            if (bound == null) {
-                Range r = range(lo, null);
-                try (PreparedStatement ps = connection.prepareStatement("SELECT count(*) FROM " + from + r.where)) {
-                    bind(ps, r, lo, null);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        return total + rs.getLong(1);
-                    }
-                }
-            }
-            total += step;
-            lo = bound;
-        }
-    }
-
     private List<Object[]> query(String q, Range r, Object[] lo, Object[] hi, TableDef shape) throws SQLException {
         List<Object[]> out = new ArrayList<>();
         try (PreparedStatement ps = connection.prepareStatement(q)) {

@@ -182,6 +182,38 @@ class PostgresVerifyTest {
     }
 
     @Test
+    void rowsMethodFindsAnExtraRowHiddenByAConcurrentDelete() throws Exception {
+        TablePair pair = sampleTables(2000, false);
+        try (Connection t = pg.connect(dstDb)) {
+            // A resurrected row: the source deleted it, the target still has it.
+            exec(t, "INSERT INTO " + quoted(pair) + " SELECT id + 5000, amount, name, \"no\"\"te`s\", at, day, payload, doc, flag, score FROM "
+                    + quoted(pair) + " WHERE id = 1");
+        }
+        // Right after the source walk, a row is deleted on the source and the stream deletes it in the target:
+        // one row fewer on both sides, so a count of the target matches the rows walked.
+        java.util.concurrent.atomic.AtomicBoolean deleted = new java.util.concurrent.atomic.AtomicBoolean();
+        VerifyListener concurrentDelete = new VerifyListener() {
+            @Override
+            public void progress(VerifyProgress p) {
+                if (p.rowsChecked() >= 2000 && deleted.compareAndSet(false, true)) {
+                    try (Connection s = pg.connect(srcDb); Connection t = pg.connect(dstDb)) {
+                        exec(s, "DELETE FROM " + quoted(pair) + " WHERE id = 10");
+                        exec(t, "DELETE FROM " + quoted(pair) + " WHERE id = 10");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        };
+        VerifyResult result = new ChecksumChecker(source, target, config("method", "rows", "chunk-rows", "500", "deadline", "0s"),
+                concurrentDelete, null).verify(List.of(pair));
+
+        assertThat(deleted).isTrue();
+        assertThat(result.equal()).as(result.report()).isFalse();
+        assertThat(result.tables().get(0).differences()).extracting(Difference::toString).containsExactly("extra in target: (5001)");
+    }
+
+    @Test
     void differenceFixedByAConcurrentWriterConverges() throws Exception {
         TablePair pair = sampleTables(2000, false);
         try (Connection t = pg.connect(dstDb)) {
