@@ -5,6 +5,7 @@ import io.sluice.app.config.ConfigValidator;
 import io.sluice.app.config.SluiceConfig;
 import io.sluice.app.config.ValidatedPlan;
 import io.sluice.app.progress.ProgressFormat;
+import io.sluice.app.verify.CopyTopicRepair;
 import io.sluice.app.verify.VerifyDisplay;
 import io.sluice.app.verify.VerifyPlan;
 import io.sluice.verify.VerifyResult;
@@ -44,7 +45,8 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = {"-t", "--table"}, paramLabel = "SCHEMA.TABLE", description = "Verify only this source table (repeatable; default: all configured).")
     private List<String> tables;
 
-    @Option(names = "--repair", description = "Re-copy the chunks that still differ, through the pipeline (not available yet).")
+    @Option(names = "--repair", description = {"Rewrite the rows that still differ after the first re-check from the source, through",
+            "the running pipeline's applier (in order with the change stream), then keep re-checking until the deadline."})
     private boolean repair;
 
     @Option(names = "--deadline", paramLabel = "DURATION", converter = DurationConverter.class,
@@ -53,10 +55,6 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (repair) {
-            throw new CliFailure(ExitCode.CONFIG_ERROR, "--repair is not available yet: re-copying differing chunks through the "
-                    + "pipeline is not wired in this build. Nothing was changed; run verify without --repair to see the differing keys.");
-        }
         SluiceConfig cfg = ConfigLoader.load(config);
         ValidatedPlan plan = validators.get().validate(cfg);
         try (StopSignal stop = new StopSignal("verify", Duration.ofSeconds(30))) {
@@ -65,8 +63,9 @@ final class VerifyCommand implements Callable<Integer> {
                     verify.pairs().size() + verify.unusable().size() == 1 ? "table" : "tables", cfg.pipelineName(),
                     ProgressFormat.duration(verify.config().deadline()));
             VerifyResult result;
-            try (VerifyDisplay display = VerifyDisplay.start(Duration.ofSeconds(10))) {
-                result = verify.run(display.listener(cfg.pipelineName(), verify.pairs().size() + verify.unusable().size()));
+            try (CopyTopicRepair repairs = repair ? CopyTopicRepair.open(plan, verify.pairs().stream().map(p -> p.source().id()).toList()) : null;
+                 VerifyDisplay display = VerifyDisplay.start(Duration.ofSeconds(10))) {
+                result = verify.run(display.listener(cfg.pipelineName(), verify.pairs().size() + verify.unusable().size()), repairs);
             }
             spec.commandLine().getOut().println(result.report());
             spec.commandLine().getOut().flush();

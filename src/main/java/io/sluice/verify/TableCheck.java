@@ -67,15 +67,19 @@ final class TableCheck {
         }
     }
 
-    /** Differences of one range: all counted, the first few kept. */
+    /** Differences of one range: all counted, the first few kept; with a repair hook, every key (up to a cap). */
     private final class Diffs {
         final List<Difference> kept = new ArrayList<>();
+        final List<Object[]> keys = new ArrayList<>();
         long count;
 
         void add(Difference d) {
             count++;
             if (kept.size() < config.maxDifferences()) {
                 kept.add(d);
+            }
+            if (repair != null && keys.size() < RepairHook.MAX_KEYS) {
+                keys.add(d.key());
             }
         }
     }
@@ -319,9 +323,15 @@ final class TableCheck {
         List<KeyRange> ranges = new ArrayList<>();
         List<Object[]> extra = new ArrayList<>();
         List<Difference> known = new ArrayList<>();
+        List<Object[]> keys = new ArrayList<>();
         for (Suspect s : ordered(pending)) {
             if (!s.targetOrder) {
                 ranges.add(new KeyRange(s.lo, s.hi));
+            }
+            for (Object[] k : s.diffs.keys) {
+                if (keys.size() < RepairHook.MAX_KEYS) {
+                    keys.add(k);
+                }
             }
             for (Difference d : s.diffs.kept) {
                 if (d.kind() == Difference.Kind.EXTRA_IN_TARGET) {
@@ -332,6 +342,6 @@ final class TableCheck {
                 }
             }
         }
-        return new RepairHook.Request(pair.source().id(), pair.target().id(), ranges, extra, known);
+        return new RepairHook.Request(pair.source().id(), pair.target().id(), ranges, extra, known, keys);
     }
 }

@@ -60,8 +60,9 @@ public final class Applier implements AutoCloseable {
         this.state = new StateStore(dialect, options.stateSchema(), options.pipeline());
         this.metrics = new ApplierMetrics(registry, options.pipeline());
         this.flow = flow;
-        this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite());
         this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options);
+        this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite(),
+                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite()));
     }
 
     /** Creates the state tables if absent. */

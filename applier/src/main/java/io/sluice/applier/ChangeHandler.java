@@ -119,6 +119,7 @@ final class ChangeHandler {
 
     private void apply(PartitionState ps, ChangeDecoder.Decoded d) {
         batch.add(ps.plan, d.change());
+        ps.applied.add(d.change().position());
         metrics.applied.increment();
         lastSourceTs = Math.max(lastSourceTs, d.sourceTimestampMs());
     }

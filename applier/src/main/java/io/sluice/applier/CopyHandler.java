@@ -27,14 +27,17 @@ final class CopyHandler {
     private final ApplierMetrics metrics;
     private final FlowControl flow;
     private final int rowsPerWrite;
+    private final RepairHandler repairs;
 
-    CopyHandler(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow, int rowsPerWrite) {
+    CopyHandler(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow, int rowsPerWrite,
+                RepairHandler repairs) {
         this.dialect = dialect;
         this.pool = pool;
         this.state = state;
         this.metrics = metrics;
         this.flow = flow;
         this.rowsPerWrite = rowsPerWrite;
+        this.repairs = repairs;
     }
 
     void handle(PartitionState ps, InboundRecord r) throws SQLException {
@@ -43,6 +46,7 @@ final class CopyHandler {
             case ROWS -> rows(ps, r, m);
             case CHUNK_END -> chunkEnd(ps, r, m);
             case RANGE_END -> rangeEnd(ps, r, m);
+            case REPAIR -> repairs.handle(ps, r, m);
         }
     }
 
@@ -57,7 +61,7 @@ final class CopyHandler {
                         + ps.plan.id() + " (unknown table for this topic)", null);
             }
             CopyMessage m = CopyMessage.decode(r.value(), ps.plan.def());
-            if (m.type() != CopyMessage.Type.RANGE_END && m.snapshot() == null) {
+            if ((m.type() == CopyMessage.Type.ROWS || m.type() == CopyMessage.Type.CHUNK_END) && m.snapshot() == null) {
                 throw new PoisonMessageException(r, m.type() + " message without a snapshot position", null);
             }
             return m;

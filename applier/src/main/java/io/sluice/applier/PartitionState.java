@@ -23,6 +23,8 @@ final class PartitionState {
     /** Key of the event the change partition is held at, or null. */
     Object[] heldKey;
     long heldOffset = -1;
+    /** Positions of the last applied changes, which a repair's source read must see ({@link RepairHandler}). */
+    final RecentPositions applied = new RecentPositions(4096);
 
     PartitionState(TablePlan plan, int partition, StateStore.Claimed claimed) {
         this.plan = plan;

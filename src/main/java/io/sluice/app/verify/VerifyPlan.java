@@ -127,10 +127,15 @@ public record VerifyPlan(VerifySide source, VerifySide target, List<TablePair> p
 
     /** Compares every pair; tables that could not be paired are in the result as errors (not equal). */
     public VerifyResult run(VerifyListener listener) throws InterruptedException {
+        return run(listener, null);
+    }
+
+    /** As {@link #run(VerifyListener)}, asking {@code repair} (or nobody, when null) to rewrite what still differs. */
+    public VerifyResult run(VerifyListener listener, io.sluice.verify.RepairHook repair) throws InterruptedException {
         for (TableResult t : unusable) {
             listener.tableFinished(t);
         }
-        VerifyResult checked = new ChecksumChecker(source, target, config, listener, null).verify(pairs);
+        VerifyResult checked = new ChecksumChecker(source, target, config, listener, repair).verify(pairs);
         List<TableResult> all = new ArrayList<>(unusable);
         all.addAll(checked.tables());
         all.sort(java.util.Comparator.comparing(TableResult::source));

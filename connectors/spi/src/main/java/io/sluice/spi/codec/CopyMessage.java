@@ -19,7 +19,11 @@ import java.util.Objects;
  * so the consumer of one partition knows the chunk is complete there (and can tell if a row went missing).
  * {@link Type#RANGE_END} follows the last chunk of a copy range on every partition.
  *
- * @param rows rows in column order of the table plan; empty except for {@link Type#ROWS}
+ * <p>{@link Type#REPAIR} ({@code sluice verify --repair}) names keys whose target rows differ; it goes to the
+ * keys' partition, and the applier rewrites them from the source's current rows at that point of its stream
+ * (docs/design/merge.md, "Repairs").
+ *
+ * @param rows rows in column order of the table plan; for {@link Type#REPAIR} the keys; else empty
  * @param partitionRowCount for CHUNK_END: rows of this chunk sent to this partition
  */
 public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
@@ -28,7 +32,7 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
     private static final int MAGIC = 0x53;   // 'S'
     private static final int VERSION = 1;
 
-    public enum Type { ROWS, CHUNK_END, RANGE_END }
+    public enum Type { ROWS, CHUNK_END, RANGE_END, REPAIR }
 
     public CopyMessage {
         Objects.requireNonNull(type, "type");
@@ -50,6 +54,11 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
         return new CopyMessage(Type.RANGE_END, table, rangeId, lastChunkSeq, null, null, null, List.of(), 0);
     }
 
+    /** Keys to rewrite from the source's current rows (all keys of one partition). */
+    public static CopyMessage repair(TableId table, List<Object[]> keys) {
+        return new CopyMessage(Type.REPAIR, table, 0, 0, null, null, null, keys, keys.size());
+    }
+
     /** Encodes into {@code out} (which is not reset first, so a caller can measure growth against a budget). */
     public void encode(ByteSink out, TableDef def) {
         out.writeByte(MAGIC);
@@ -68,6 +77,11 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
             out.writeVarLong(rows.size());
             for (Object[] row : rows) {
                 ValueCodec.writeRow(out, def, row);
+            }
+        } else if (type == Type.REPAIR) {
+            out.writeVarLong(rows.size());
+            for (Object[] key : rows) {
+                ValueCodec.writeKey(out, def, key, false);
             }
         }
     }
@@ -116,6 +130,12 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
             rows = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 rows.add(ValueCodec.readRow(in, def));
+            }
+        } else if (type == Type.REPAIR) {
+            int n = Math.toIntExact(in.readVarLong());
+            rows = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                rows.add(ValueCodec.readKey(in, def));
             }
         }
         if (in.hasRemaining()) {
