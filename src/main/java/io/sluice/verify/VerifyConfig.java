@@ -27,7 +27,7 @@ public record VerifyConfig(int chunkRows, Duration deadline, Duration recheckInt
     public static final Setting<Integer> CHUNK_ROWS = Setting.builder("chunk-rows", SettingType.INT)
             .defaultValue(10_000).unit("rows").validator(between(1, 1_000_000))
             .description("Source rows per chunk. Each chunk is compared in its own short statements on both sides; "
-                    + "a differing chunk is re-checked (and re-copied by --repair) as a whole.")
+                    + "a differing chunk is re-checked as a whole.")
             .build();
 
     public static final Setting<Duration> DEADLINE = Setting.builder("deadline", SettingType.DURATION_TYPE)
