@@ -45,7 +45,7 @@ public final class ChecksumChecker {
         this(source, target, config, VerifyListener.NONE, null);
     }
 
-    /** @param repair re-copies differing ranges through the pipeline ({@code --repair}), or null */
+    /** @param repair rewrites differing keys through the pipeline's applier ({@code --repair}), or null */
     public ChecksumChecker(VerifySide source, VerifySide target, VerifyConfig config, VerifyListener listener, RepairHook repair) {
         this.source = Objects.requireNonNull(source, "source");
         this.target = Objects.requireNonNull(target, "target");
