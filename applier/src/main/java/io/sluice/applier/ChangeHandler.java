@@ -101,6 +101,7 @@ final class ChangeHandler {
                     }
                     if (chunk.snapshot().sees(change.position())) {
                         metrics.skipped.increment();
+                        metrics.tableEvent(ps.plan.id(), change.op(), false);
                     } else {
                         apply(ps, d);
                     }
@@ -120,6 +121,7 @@ final class ChangeHandler {
     private void apply(PartitionState ps, ChangeDecoder.Decoded d) {
         batch.add(ps.plan, d.change());
         metrics.applied.increment();
+        metrics.tableEvent(ps.plan.id(), d.change().op(), true);
         lastSourceTs = Math.max(lastSourceTs, d.sourceTimestampMs());
     }
 
