@@ -59,11 +59,11 @@ public final class ConnectClient {
     /** The first failure of the connector or one of its tasks, with Connect's trace's first line. */
     public static Optional<String> failure(JsonNode status) {
         if ("FAILED".equals(status.path("connector").path("state").asText())) {
-            return Optional.of("connector failed: " + firstLine(status.path("connector").path("trace").asText("")));
+            return Optional.of("connector failed: " + cause(status.path("connector").path("trace").asText("")));
         }
         for (JsonNode task : status.path("tasks")) {
             if ("FAILED".equals(task.path("state").asText())) {
-                return Optional.of("task " + task.path("id").asInt() + " failed: " + firstLine(task.path("trace").asText("")));
+                return Optional.of("task " + task.path("id").asInt() + " failed: " + cause(task.path("trace").asText("")));
             }
         }
         return Optional.empty();
@@ -82,9 +82,10 @@ public final class ConnectClient {
         return true;
     }
 
-    private static String firstLine(String trace) {
-        int nl = trace.indexOf('\n');
-        return nl < 0 ? trace : trace.substring(0, nl);
+    /** The trace's innermost cause (the database's error, not Connect's wrapper); the whole trace goes to the log file. */
+    private static String cause(String trace) {
+        org.slf4j.LoggerFactory.getLogger(io.sluice.app.log.ConsoleFilter.TRACE_LOGGER).error("Connect reports:\n{}", trace);
+        return io.sluice.app.log.RootCause.ofTrace(trace);
     }
 
     private Optional<JsonNode> get(String path) {
