@@ -76,7 +76,7 @@ public final class HttpEndpoint implements AutoCloseable {
         server.createContext("/", exchange -> handle(exchange, () -> route(exchange, status, metrics, control)));
         server.start();
         HttpEndpoint endpoint = new HttpEndpoint(server, executor);
-        log.info("HTTP endpoint on {} (/status, /metrics, /control/...)", endpoint.uri());
+        log.info("Status page on {}/ (also /status, /report, /metrics, /control/...)", endpoint.uri());
         return endpoint;
     }
 
