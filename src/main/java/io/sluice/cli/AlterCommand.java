@@ -7,6 +7,7 @@ import io.sluice.alter.Database;
 import io.sluice.alter.OnlineAlter;
 import io.sluice.alter.Revert;
 import io.sluice.app.config.ConfigLoader;
+import io.sluice.app.log.RunLog;
 import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.http.AlterEndpoint;
 import io.sluice.app.pipeline.PipelineRuntime;
@@ -132,6 +133,7 @@ final class AlterCommand implements Callable<Integer> {
         // One embedded state directory per altered table: --revert and --cleanup find the revert stream there.
         String name = cfg.get(ConfigSchema.PIPELINE.name()).get(ConfigSchema.PIPELINE_NAME) + "-alter-"
                 + t.toString().replaceAll("[^A-Za-z0-9._-]", "_");
+        RunLog.start(Path.of(cfg.get(ConfigSchema.KAFKA.name()).get(ConfigSchema.KAFKA_STATE_DIR)).resolve(name));
         return new Run(cfg, db, options, name).execute();
     }
 

@@ -11,6 +11,7 @@ import io.sluice.app.config.SluiceConfig;
 import io.sluice.app.config.ValidatedPlan;
 import io.sluice.app.http.HttpEndpoint;
 import io.sluice.app.http.SluiceMetrics;
+import io.sluice.app.log.RunLog;
 import io.sluice.app.log.SecretMasker;
 import io.sluice.app.pipeline.ConnectorConfigs;
 import io.sluice.app.pipeline.Pipeline;
@@ -85,6 +86,17 @@ final class ReplicateCommand implements Callable<Integer> {
         return run(plan);
     }
 
+    /** What the run did, per table, on every way out (stop, failure); a report that fails must not hide why the run ended. */
+    private void printReport(SluiceMetrics metrics) {
+        try {
+            out().println();
+            metrics.report().lines().forEach(out()::println);
+            out().flush();
+        } catch (RuntimeException e) {
+            log.debug("cannot build the run report", e);
+        }
+    }
+
     /** JSON documents for {@code POST /connectors} of a Connect cluster; passwords masked (fill them in, or use a config provider). */
     private int printConnectorConfigs(ValidatedPlan plan) {
         SluiceConfig cfg = plan.config();
@@ -106,6 +118,7 @@ final class ReplicateCommand implements Callable<Integer> {
 
     private int run(ValidatedPlan plan) {
         SluiceConfig cfg = plan.config();
+        RunLog.start(Path.of(cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(cfg.pipelineName()));
         Pipeline pipeline = new Pipeline(plan, p -> PipelineRuntime.start(p.config()));
         SluiceMetrics metrics = new SluiceMetrics(cfg.pipelineName(), pipeline);
         HttpEndpoint http = null;
@@ -146,6 +159,7 @@ final class ReplicateCommand implements Callable<Integer> {
                 if (http != null) {
                     http.close();
                 }
+                printReport(metrics);
                 metrics.close();
             }
         }

@@ -1,6 +1,9 @@
 package io.sluice.cli;
 
+import io.sluice.app.log.ConsoleFilter;
 import io.sluice.app.log.LogLevels;
+import io.sluice.app.log.RootCause;
+import io.sluice.app.log.RunLog;
 import io.sluice.app.log.SecretMasker;
 import io.sluice.spi.config.ConfigException;
 import picocli.CommandLine;
@@ -9,6 +12,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import org.slf4j.LoggerFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -34,6 +39,7 @@ public final class SluiceCommand implements Runnable {
     void verbose(boolean[] flags) {
         verbosity = flags.length;
         LogLevels.apply(verbosity);
+        ConsoleFilter.verbosity(verbosity);
     }
 
     @Option(names = {"-q", "--quiet"}, scope = ScopeType.INHERIT, description = "Only warnings and errors in the log.")
@@ -41,6 +47,7 @@ public final class SluiceCommand implements Runnable {
         if (quiet) {
             verbosity = -1;
             LogLevels.apply(verbosity);
+            ConsoleFilter.verbosity(verbosity);
         }
     }
 
@@ -55,12 +62,19 @@ public final class SluiceCommand implements Runnable {
 
     /** Runs the CLI and returns the exit code (tests call this rather than {@link #main}). */
     public static int execute(String... args) {
-        return commandLine().execute(args);
+        try {
+            return commandLine().execute(args);
+        } finally {
+            RunLog.stop();
+        }
     }
 
     /** The configured command line: exit-code mapping, error handlers, the exit code list in every help page. */
     public static CommandLine commandLine() {
         verbosity = 0;
+        ConsoleFilter.verbosity(0);
+        RunLog.stop(); // a previous command's file, in tests that run several in one JVM
+        RunLog.routeJavaUtilLogging();
         CommandLine cl = new CommandLine(new SluiceCommand());
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(SluiceCommand::handleFailure);
@@ -99,24 +113,28 @@ public final class SluiceCommand implements Runnable {
         }
         if (ex instanceof CliFailure f) {
             err.println("sluice: " + SecretMasker.mask(f.getMessage()));
-            if (verbosity > 0 && f.getCause() != null) {
-                err.println(SecretMasker.mask(stackTrace(f.getCause())));
+            if (f.getCause() != null) {
+                String cause = RootCause.of(f.getCause());
+                if (!f.getMessage().contains(cause)) {
+                    err.println("  cause: " + SecretMasker.mask(cause));
+                }
+                traceWhere(err, f.getCause());
             }
             return f.exitCode().code();
         }
-        err.println("sluice: failed: " + SecretMasker.mask(String.valueOf(ex)));
-        if (verbosity > 0) {
-            err.println(SecretMasker.mask(stackTrace(ex)));
-        } else {
-            err.println("Run again with -v for the stack trace.");
-        }
+        // The innermost cause first (a database's error, not the exceptions wrapping it), then where the trace is.
+        err.println("sluice: failed: " + SecretMasker.mask(RootCause.of(ex)));
+        traceWhere(err, ex);
         return ExitCode.RUNTIME_FAILURE.code();
     }
 
-    private static String stackTrace(Throwable t) {
-        java.io.StringWriter sw = new java.io.StringWriter();
-        t.printStackTrace(new PrintWriter(sw));
-        return sw.toString();
+    /** The stack trace goes to the run's log file (or the terminal with -v); the terminal is told where it is. */
+    private static void traceWhere(PrintWriter err, Throwable t) {
+        LoggerFactory.getLogger(ConsoleFilter.TRACE_LOGGER).error("failure", t);
+        Path file = RunLog.current();
+        if (verbosity <= 0) {
+            err.println(file != null ? "The full stack trace is in " + file : "Run again with -v for the stack trace.");
+        }
     }
 
     /** The version from the jar manifest (the distribution), or "development" when run from classes. */

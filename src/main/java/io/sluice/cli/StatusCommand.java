@@ -6,6 +6,7 @@ import io.sluice.app.http.StatusJson;
 import io.sluice.app.progress.Phase;
 import io.sluice.app.progress.PipelineStatus;
 import io.sluice.app.progress.ProgressFormat;
+import io.sluice.app.report.RunReport;
 import io.sluice.spi.config.Settings;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,12 +41,30 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Take the endpoint from this config file's http section.")
     private Path config;
 
-    @Option(names = "--json", description = "Print the raw JSON document of GET /status.")
+    @Option(names = "--json", description = "Print the raw JSON document of GET /status (with --report: of GET /report).")
     private boolean json;
+
+    @Option(names = "--report", description = "Print the run report: per table rows copied, copy time and rate, change events "
+            + "applied by operation and skipped as already copied, stream lag.")
+    private boolean report;
 
     @Override
     public Integer call() {
         String base = endpoint();
+        if (report) {
+            String body = fetch(base + "/report");
+            if (json) {
+                out().print(body);
+            } else {
+                try {
+                    RunReport.read(body).lines().forEach(out()::println);
+                } catch (IllegalArgumentException e) {
+                    throw new CliFailure(ExitCode.RUNTIME_FAILURE, base + " answered, but not like Sluice: " + e.getMessage());
+                }
+            }
+            out().flush();
+            return ExitCode.OK.code();
+        }
         String body = fetch(base + "/status");
         if (json) {
             out().print(body);

@@ -1,6 +1,8 @@
 package io.sluice.cli;
 
 import io.sluice.app.config.ConfigLoader;
+import io.sluice.app.config.ConfigSchema;
+import io.sluice.app.log.RunLog;
 import io.sluice.app.config.ConfigValidator;
 import io.sluice.app.config.SluiceConfig;
 import io.sluice.app.config.ValidatedPlan;
@@ -57,6 +59,7 @@ final class VerifyCommand implements Callable<Integer> {
     public Integer call() {
         SluiceConfig cfg = ConfigLoader.load(config);
         ValidatedPlan plan = validators.get().validate(cfg);
+        RunLog.start(Path.of(cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(cfg.pipelineName()));
         try (StopSignal stop = new StopSignal("verify", Duration.ofSeconds(30))) {
             VerifyPlan verify = VerifyPlan.of(plan, tables, deadline);
             log.info("Verifying {} {} of pipeline {} (deadline {})", verify.pairs().size() + verify.unusable().size(),

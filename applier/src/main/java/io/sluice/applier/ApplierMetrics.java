@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.sluice.spi.model.RowChange;
 
 import java.util.Map;
 import java.util.Set;
@@ -26,6 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code sluice.applier.lag.seconds}: source commit time of the last committed change event to its commit
  *       in the target.</li>
  *   <li>{@code sluice.applier.held.partitions}: change partitions currently held at the copy frontier.</li>
+ *   <li>{@code sluice.applier.table.events{table, op=upsert|delete, outcome=applied|skipped}}: the same events per
+ *       table and operation, for the run report.</li>
  * </ul>
  * Several appliers of one pipeline share a JVM (a Connect worker's tasks, a task's core replaced after a transient
  * failure). Counters and timers add up by themselves; a gauge is registered once per name and tags, so the two
@@ -46,11 +49,16 @@ final class ApplierMetrics {
     final AtomicInteger heldPartitions = new AtomicInteger();
     private final AtomicLong lagMillis = new AtomicLong();
     private final Set<ApplierMetrics> live;
+    private final MeterRegistry registry;
+    private final String pipeline;
+    private final Map<String, Counter> tableEvents = new ConcurrentHashMap<>();
 
     /** The live appliers of each pipeline, per registry (weak: a registry that is gone takes its entries along). */
     private static final Map<MeterRegistry, Map<String, Set<ApplierMetrics>>> LIVE = new WeakHashMap<>();
 
     ApplierMetrics(MeterRegistry registry, String pipeline) {
+        this.registry = registry;
+        this.pipeline = pipeline;
         applied = Counter.builder("sluice.applier.events").tag("pipeline", pipeline).tag("outcome", "applied")
                 .description("change events applied").register(registry);
         skipped = Counter.builder("sluice.applier.events").tag("pipeline", pipeline).tag("outcome", "skipped")
@@ -80,6 +88,15 @@ final class ApplierMetrics {
             });
             live.add(this);
         }
+    }
+
+    /** Counts one change event of {@code table} by operation and outcome (applied, or skipped as already copied). */
+    void tableEvent(Object table, RowChange.Op op, boolean applied) {
+        String key = table + "|" + op + "|" + applied;
+        tableEvents.computeIfAbsent(key, k -> Counter.builder("sluice.applier.table.events").tag("pipeline", pipeline)
+                .tag("table", table.toString()).tag("op", op.name().toLowerCase(java.util.Locale.ROOT))
+                .tag("outcome", applied ? "applied" : "skipped")
+                .description("change events per table by operation and outcome").register(registry)).increment();
     }
 
     /** This applier no longer counts in the pipeline's gauges. */

@@ -101,6 +101,7 @@ final class ChangeHandler {
                     }
                     if (chunk.snapshot().sees(change.position())) {
                         metrics.skipped.increment();
+                        metrics.tableEvent(ps.plan.id(), change.op(), false);
                     } else {
                         apply(ps, d);
                     }
@@ -121,6 +122,7 @@ final class ChangeHandler {
         batch.add(ps.plan, d.change());
         ps.applied.add(d.change().position());
         metrics.applied.increment();
+        metrics.tableEvent(ps.plan.id(), d.change().op(), true);
         lastSourceTs = Math.max(lastSourceTs, d.sourceTimestampMs());
     }
 

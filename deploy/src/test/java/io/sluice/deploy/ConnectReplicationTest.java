@@ -266,6 +266,14 @@ class ConnectReplicationTest {
                 missing.add(String.join(" ", series));
             }
         }
+        // The Connect series the alert rules and the Grafana dashboard query (deploy/prometheus/alerts.yml,
+        // deploy/grafana/sluice.json) come out of this exporter too.
+        java.util.regex.Pattern connectName = java.util.regex.Pattern.compile("\\b((?:kafka_connect|debezium)_[a-z0-9_]+)\\b");
+        for (String file : List.of("deploy/prometheus/alerts.yml", "deploy/grafana/sluice.json")) {
+            connectName.matcher(Files.readString(DeployFiles.root().resolve(file))).results().map(m -> m.group(1)).distinct()
+                    .filter(n -> lines.stream().noneMatch(l -> l.startsWith(n + "{") || l.startsWith(n + " ")))
+                    .forEach(n -> missing.add(n + " (used by " + file + ")"));
+        }
         assertThat(lines).as("one series per partition and topic").noneMatch(l -> l.contains("_objectname="));
         assertThat(missing).as("series missing from the exporter's output:\n" + String.join("\n", lines)).isEmpty();
     }

@@ -28,7 +28,10 @@ import java.util.function.Supplier;
 /**
  * The run's HTTP endpoint (JDK HttpServer; no web framework for five routes):
  * <ul>
+ *   <li>{@code GET /}: the status page ({@link StatusPage}), a self-contained HTML page with progress and charts</li>
  *   <li>{@code GET /status}: {@link StatusJson}</li>
+ *   <li>{@code GET /history}: the last minutes' copy rate, event rate and lag ({@link StatusPage#historyJson})</li>
+ *   <li>{@code GET /report}: the run report's JSON ({@link io.sluice.app.report.RunReport})</li>
  *   <li>{@code GET /metrics}: Prometheus text format</li>
  *   <li>{@code POST /control/pause}, {@code /control/resume}</li>
  *   <li>{@code POST /control/throttle?rows-per-second=N} (0 lifts the limit)</li>
@@ -73,7 +76,7 @@ public final class HttpEndpoint implements AutoCloseable {
         server.createContext("/", exchange -> handle(exchange, () -> route(exchange, status, metrics, control)));
         server.start();
         HttpEndpoint endpoint = new HttpEndpoint(server, executor);
-        log.info("HTTP endpoint on {} (/status, /metrics, /control/...)", endpoint.uri());
+        log.info("Status page on {}/ (also /status, /report, /metrics, /control/...)", endpoint.uri());
         return endpoint;
     }
 
@@ -116,16 +119,16 @@ public final class HttpEndpoint implements AutoCloseable {
             throws IOException {
         String path = ex.getRequestURI().getPath();
         String method = ex.getRequestMethod();
-        if (path.equals("/status") || path.equals("/metrics") || path.equals("/")) {
+        if (path.equals("/status") || path.equals("/metrics") || path.equals("/") || path.equals("/history") || path.equals("/report")) {
             if (!method.equals("GET") && !method.equals("HEAD")) {
                 return Response.error(405, path + " answers GET");
             }
             return switch (path) {
                 case "/status" -> Response.json(200, StatusJson.write(status.status()));
                 case "/metrics" -> new Response(200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
-                default -> Response.json(200, "{\"endpoints\": [\"GET /status\", \"GET /metrics\", \"POST /control/pause\", "
-                        + "\"POST /control/resume\", \"POST /control/throttle?rows-per-second=N\", "
-                        + "\"POST /control/settings?chunk-size=N&rows-per-write=N\"]}\n");
+                case "/history" -> Response.json(200, StatusPage.historyJson(metrics.history().samples()));
+                case "/report" -> Response.json(200, metrics.report().json());
+                default -> new Response(200, "text/html; charset=utf-8", StatusPage.html());
             };
         }
         if (!path.startsWith("/control/")) {

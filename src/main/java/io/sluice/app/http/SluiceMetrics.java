@@ -15,9 +15,12 @@ import io.sluice.app.progress.Phase;
 import io.sluice.app.progress.PipelineStatus;
 import io.sluice.app.progress.ProgressSource;
 import io.sluice.app.progress.TableProgress;
+import io.sluice.app.report.RunHistory;
+import io.sluice.app.report.RunReport;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -34,6 +37,7 @@ public final class SluiceMetrics implements AutoCloseable {
     private final MultiGauge rowsCopied;
     private final MultiGauge rowsEstimated;
     private final MultiGauge rowsPerSecond;
+    private final RunHistory history;
 
     public SluiceMetrics(String pipeline, ProgressSource source) {
         this.source = source;
@@ -65,6 +69,17 @@ public final class SluiceMetrics implements AutoCloseable {
         rowsPerSecond = MultiGauge.builder("sluice.copy.rows.per.second")
                 .description("Recent copy rate, per table").register(registry);
         Metrics.globalRegistry.add(registry);
+        history = new RunHistory(source, Metrics.globalRegistry);
+    }
+
+    /** The last minutes of the run, for the status page's charts and the report's copy times. */
+    public RunHistory history() {
+        return history;
+    }
+
+    /** The run's report as of now (the source's pipeline; verify outcomes are the caller's to add). */
+    public RunReport report() {
+        return RunReport.of(source.status(), history::copyTime, Metrics.globalRegistry, Map.of());
     }
 
     public PrometheusMeterRegistry registry() {
@@ -84,6 +99,7 @@ public final class SluiceMetrics implements AutoCloseable {
 
     @Override
     public void close() {
+        history.close();
         Metrics.globalRegistry.remove(registry);
         gc.close();
         registry.close();

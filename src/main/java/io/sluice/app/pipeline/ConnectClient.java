@@ -2,6 +2,9 @@ package io.sluice.app.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.app.log.ConsoleFilter;
+import io.sluice.app.log.RootCause;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,14 +59,14 @@ public final class ConnectClient {
         return get("/connectors/" + name + "/status");
     }
 
-    /** The first failure of the connector or one of its tasks, with Connect's trace's first line. */
+    /** The first failure of the connector or one of its tasks, with the innermost cause of Connect's trace. */
     public static Optional<String> failure(JsonNode status) {
         if ("FAILED".equals(status.path("connector").path("state").asText())) {
-            return Optional.of("connector failed: " + firstLine(status.path("connector").path("trace").asText("")));
+            return Optional.of("connector failed: " + cause(status.path("connector").path("trace").asText("")));
         }
         for (JsonNode task : status.path("tasks")) {
             if ("FAILED".equals(task.path("state").asText())) {
-                return Optional.of("task " + task.path("id").asInt() + " failed: " + firstLine(task.path("trace").asText("")));
+                return Optional.of("task " + task.path("id").asInt() + " failed: " + cause(task.path("trace").asText("")));
             }
         }
         return Optional.empty();
@@ -82,9 +85,10 @@ public final class ConnectClient {
         return true;
     }
 
-    private static String firstLine(String trace) {
-        int nl = trace.indexOf('\n');
-        return nl < 0 ? trace : trace.substring(0, nl);
+    /** The trace's innermost cause (the database's error, not Connect's wrapper); the whole trace goes to the log file. */
+    private static String cause(String trace) {
+        LoggerFactory.getLogger(ConsoleFilter.TRACE_LOGGER).error("Connect reports:\n{}", trace);
+        return RootCause.ofTrace(trace);
     }
 
     private Optional<JsonNode> get(String path) {

@@ -2,6 +2,7 @@ package io.sluice.app.quickstart;
 
 import io.sluice.app.http.HttpEndpoint;
 import io.sluice.app.http.SluiceMetrics;
+import io.sluice.app.log.RunLog;
 import io.sluice.app.progress.PipelineStatus;
 import io.sluice.app.progress.ProgressDisplay;
 import io.sluice.app.progress.ProgressFormat;
@@ -105,6 +106,7 @@ public final class Quickstart {
         try {
             http = startHttp(metrics);
             work.create();
+            RunLog.start(work.path());
             log.info("Quickstart in {}: starting PostgreSQL and MariaDB sources and a PostgreSQL target{}", work.path(),
                     java.nio.file.Files.isDirectory(binaries) ? "" : " (the first start unpacks their binaries, about 400 MB)");
             servers = QuickstartServers.start(work.path(), binaries, options.keep());
@@ -145,7 +147,8 @@ public final class Quickstart {
             display = null;
 
             List<VerifyResult> results = verify(pipelines.sources());
-            report = new QuickstartReport(options.rows(), servers, pipelines.sources(), finalStatus, workloads, results, caughtUp);
+            report = new QuickstartReport(options.rows(), servers, pipelines.sources(), finalStatus, workloads, results, caughtUp,
+                    QuickstartReport.runReports(pipelines.sources(), finalStatus, results));
             return results.stream().allMatch(VerifyResult::equal);
         } catch (InterruptedException e) {
             aborted = true; // tells the helper threads still loading or starting to give up

@@ -2,6 +2,7 @@ package io.sluice.app.quickstart;
 
 import io.sluice.app.progress.PipelineStatus;
 import io.sluice.app.progress.ProgressFormat;
+import io.sluice.app.report.RunReport;
 import io.sluice.verify.TableResult;
 import io.sluice.verify.VerifyResult;
 
@@ -23,9 +24,16 @@ final class QuickstartReport {
     private final List<Workload> workloads;
     private final List<VerifyResult> results;
     private final boolean caughtUp;
+    private final List<RunReport> runReports;
 
     QuickstartReport(long rows, QuickstartServers servers, List<QuickstartPipelines.Source> sources, List<PipelineStatus> finalStatus,
                      List<Workload> workloads, List<VerifyResult> results, boolean caughtUp) {
+        this(rows, servers, sources, finalStatus, workloads, results, caughtUp, List.of());
+    }
+
+    QuickstartReport(long rows, QuickstartServers servers, List<QuickstartPipelines.Source> sources, List<PipelineStatus> finalStatus,
+                     List<Workload> workloads, List<VerifyResult> results, boolean caughtUp, List<RunReport> runReports) {
+        this.runReports = runReports;
         this.rows = rows;
         this.servers = servers;
         this.sources = sources;
@@ -57,6 +65,10 @@ final class QuickstartReport {
                     + (caughtUp ? ", caught up" : ", applier still busy when verify began"));
             out.println("    verify    " + outcome(v));
         }
+        for (RunReport r : runReports) {
+            out.println();
+            r.lines().forEach(out::println);
+        }
         out.println();
         boolean equal = results.stream().allMatch(VerifyResult::equal);
         if (!equal) {
@@ -70,6 +82,21 @@ final class QuickstartReport {
         out.println((equal ? "Quickstart passed: both sources and their target tables are equal"
                 : "Quickstart FAILED: source and target differ (keys above)") + " (" + ProgressFormat.duration(elapsed) + " in all)");
         out.flush();
+    }
+
+    /** Per pipeline, the report {@code sluice replicate} prints when it stops, with verify's outcome per table. */
+    static List<RunReport> runReports(List<QuickstartPipelines.Source> sources, List<PipelineStatus> finalStatus, List<VerifyResult> results) {
+        List<RunReport> out = new java.util.ArrayList<>();
+        for (int i = 0; i < sources.size(); i++) {
+            QuickstartPipelines.Source s = sources.get(i);
+            Duration copy = s.copyStarted == null || s.copyDone == null ? null : Duration.between(s.copyStarted, s.copyDone);
+            java.util.Map<String, String> verify = new java.util.HashMap<>();
+            for (TableResult t : results.get(i).tables()) {
+                verify.put(t.source().toString(), t.equal() ? "equal (" + number(t.rowsChecked()) + " rows)" : "DIFFERENT");
+            }
+            out.add(RunReport.of(finalStatus.get(i), table -> copy, io.micrometer.core.instrument.Metrics.globalRegistry, verify));
+        }
+        return out;
     }
 
     private static String outcome(VerifyResult v) {
