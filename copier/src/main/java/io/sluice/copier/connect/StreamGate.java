@@ -22,9 +22,11 @@ import java.util.concurrent.TimeUnit;
  * but before the stream's start position would be in neither the chunk nor the stream, and be lost.
  *
  * <ul>
- *   <li>PostgreSQL: the replication slot exists. From its creation the slot keeps every later transaction for
- *   the stream, and creating it waited for the transactions running then, which are visible to any later
- *   snapshot; so every chunk taken afterwards either sees a transaction or the slot delivers it.</li>
+ *   <li>PostgreSQL: the replication slot is consistent ({@code confirmed_flush_lsn} is set). The slot's row
+ *   appears as soon as its creation starts, but the slot decodes only transactions that commit after the
+ *   transactions running at its creation have ended; one of those committing in between would be in neither a
+ *   chunk taken then nor the stream. Once consistent, every transaction either committed before (visible to
+ *   every later snapshot) or is delivered by the slot.</li>
  *   <li>MariaDB/MySQL: a record is on the pipeline's heartbeat topic. Debezium emits heartbeats only while
  *   streaming, from a start position it read before; every chunk snapshot taken afterwards is at or past that
  *   position, so the stream has every transaction a chunk does not see.</li>
@@ -60,7 +62,7 @@ interface StreamGate {
                 @Override
                 public boolean ready() throws Exception {
                     try (Connection c = source.open();
-                         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+                         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ? AND confirmed_flush_lsn IS NOT NULL")) {
                         ps.setString(1, slot);
                         try (ResultSet rs = ps.executeQuery()) {
                             return rs.next();
@@ -70,7 +72,7 @@ interface StreamGate {
 
                 @Override
                 public String waitingFor() {
-                    return "replication slot " + slot;
+                    return "replication slot " + slot + " to exist and be consistent (transactions open at its creation must end)";
                 }
             };
         }
