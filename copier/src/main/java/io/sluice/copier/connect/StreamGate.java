@@ -27,9 +27,11 @@ import java.util.concurrent.TimeUnit;
  *   transactions running at its creation have ended; one of those committing in between would be in neither a
  *   chunk taken then nor the stream. Once consistent, every transaction either committed before (visible to
  *   every later snapshot) or is delivered by the slot.</li>
- *   <li>MariaDB/MySQL: a record is on the pipeline's heartbeat topic. Debezium emits heartbeats only while
- *   streaming, from a start position it read before; every chunk snapshot taken afterwards is at or past that
- *   position, so the stream has every transaction a chunk does not see.</li>
+ *   <li>MariaDB/MySQL: a heartbeat reached the pipeline's heartbeat topic after the gate's first check.
+ *   Debezium emits heartbeats only while streaming, from a start position it read before; every chunk snapshot
+ *   taken afterwards is at or past that position, so the stream has every transaction a chunk does not see.
+ *   Heartbeats already on the topic do not count: they may come from an earlier connector of the same name
+ *   (a re-copy that kept the topic), whose position says nothing about the new connector's.</li>
  * </ul>
  */
 interface StreamGate {
@@ -76,27 +78,49 @@ interface StreamGate {
                 }
             };
         }
-        String topic = Topics.heartbeatTopic(config.pipeline());
-        return new StreamGate() {
-            @Override
-            public boolean ready() throws Exception {
-                Optional<Integer> partitions = TopicSetup.partitionCount(admin, topic);
-                if (partitions.isEmpty()) {
-                    return false;
-                }
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                for (int p = 0; p < partitions.get(); p++) {
-                    latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                }
-                return admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS).values().stream()
-                        .anyMatch(info -> info.offset() > 0);
-            }
+        return new HeartbeatGate(Topics.heartbeatTopic(config.pipeline()), admin);
+    }
 
-            @Override
-            public String waitingFor() {
-                return "a Debezium heartbeat on " + topic;
+    /** Opens on a heartbeat newer than its first check (end offsets, not clocks: no skew between workers matters). */
+    final class HeartbeatGate implements StreamGate {
+        private final String topic;
+        private final Admin admin;
+        /** End offsets at the first check; a partition absent then (or the topic) starts at 0. */
+        private Map<TopicPartition, Long> baseline;
+
+        HeartbeatGate(String topic, Admin admin) {
+            this.topic = topic;
+            this.admin = admin;
+        }
+
+        @Override
+        public boolean ready() throws Exception {
+            Map<TopicPartition, Long> now = endOffsets();
+            if (baseline == null) {
+                baseline = now;
+                return false;
             }
-        };
+            return now.entrySet().stream().anyMatch(e -> e.getValue() > baseline.getOrDefault(e.getKey(), 0L));
+        }
+
+        private Map<TopicPartition, Long> endOffsets() throws Exception {
+            Optional<Integer> partitions = TopicSetup.partitionCount(admin, topic);
+            Map<TopicPartition, Long> out = new HashMap<>();
+            if (partitions.isEmpty()) {
+                return out;
+            }
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < partitions.get(); p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS).forEach((tp, info) -> out.put(tp, info.offset()));
+            return out;
+        }
+
+        @Override
+        public String waitingFor() {
+            return "a Debezium heartbeat on " + topic + " newer than this copier task";
+        }
     }
 
     private static String slotName(CopierConnectorConfig config, SourceDialect dialect) {
