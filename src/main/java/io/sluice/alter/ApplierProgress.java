@@ -24,6 +24,8 @@ final class ApplierProgress {
     private static final Logger log = LoggerFactory.getLogger(ApplierProgress.class);
     private static final String STATE = "sluice_applier_state";
     private static final String CHUNKS = "sluice_applier_chunks";
+    /** Written by the applier once a partition is past the copy; a stale row would outlive a reused pipeline name. */
+    private static final String PAST_COPY = "sluice_applier_past_copy";
 
     private ApplierProgress() {
     }
@@ -97,7 +99,7 @@ final class ApplierProgress {
     /** Removes a pipeline's state rows. */
     static void delete(Database db, String name) throws SQLException {
         try (Connection c = db.open()) {
-            for (String t : List.of(STATE, CHUNKS)) {
+            for (String t : List.of(STATE, CHUNKS, PAST_COPY)) {
                 try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table(db, t) + " WHERE pipeline = ?")) {
                     ps.setString(1, name);
                     ps.executeUpdate();

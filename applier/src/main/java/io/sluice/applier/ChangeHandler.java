@@ -75,9 +75,13 @@ final class ChangeHandler {
                 throw new PoisonMessageException(r, "undecodable change event for " + ps.plan.id() + ": " + e.getMessage(), e);
             }
             if (d != null) {
-                if (ps.chunks.certainlyApplied(d.change().position())) {
+                if (ps.pastCopy(r.offset())) {
                     direct[recs.size()] = true;
+                } else if (ps.chunks.certainlyApplied(d.change().position())) {
+                    direct[recs.size()] = true;
+                    markPastCopy(ps, r.offset());
                 } else {
+                    ps.order.check(d.change().position(), r.offset());
                     keys.add(d.change().key());
                 }
             }
@@ -115,6 +119,19 @@ final class ChangeHandler {
             if (batch.bytes() >= options.packetSize()) {
                 write();
             }
+        }
+    }
+
+    /**
+     * The first event past every chunk's horizon with the copy complete in the partition: it and every later event
+     * (Kafka keeps one partition in commit order) were committed after every chunk's snapshot, so none is judged by
+     * a snapshot again, whatever becomes of the source's positions (xid wraparound, binlog history changes).
+     */
+    private void markPastCopy(PartitionState ps, long offset) {
+        if (ps.pastCopyFrom < 0) {
+            ps.pastCopyFrom = offset;
+            ps.pastCopyPending = true;
+            log.info("{}: past the copy from change offset {}; later events are applied without consulting chunk snapshots", ps, offset);
         }
     }
 
@@ -206,11 +223,15 @@ final class ChangeHandler {
         for (PartitionState ps : parts) {
             state.fence(c, ps.plan.def(), ps.partition, ps.generation);
             state.saveChangeOffset(c, ps.plan.def(), ps.partition, ps.pendingChangeOffset);
+            if (ps.pastCopyPending) {
+                state.savePastCopy(c, ps.plan.def(), ps.partition, ps.pastCopyFrom);
+            }
         }
         c.commit();
         ApplierMetrics.time(metrics.commitTimer, started);
         for (PartitionState ps : parts) {
             ps.changeOffset = ps.pendingChangeOffset;
+            ps.pastCopyPending = false;
         }
         touched.clear();
         txnRows = 0;
@@ -228,6 +249,12 @@ final class ChangeHandler {
     /** Drops everything uncommitted (the applier failed). */
     void abandon() {
         batch.drain();
+        for (PartitionState ps : touched) {
+            if (ps.pastCopyPending) {
+                ps.pastCopyFrom = -1;   // not committed: found again when the events are redelivered
+                ps.pastCopyPending = false;
+            }
+        }
         touched.clear();
         txnRows = 0;
         if (connection != null) {

@@ -30,8 +30,8 @@ final class ChunkIndex {
     private final List<Chunk> chunks = new ArrayList<>();
     /** Intervals of {@code cover} without a chunk; 0 once the completed chunks tile the whole key space. */
     private int gaps = 1;
-    /** The completed chunk snapshot with the latest horizon. */
-    private SnapshotPosition newest;
+    /** The horizon of every completed chunk's snapshot ({@link SnapshotPosition#horizonWith}). */
+    private SnapshotPosition horizon;
 
     ChunkIndex(TablePlan plan) {
         this.plan = plan;
@@ -81,8 +81,8 @@ final class ChunkIndex {
         cover.set(interval, chunk);
         gaps--;
         chunks.add(chunk);
-        if (chunk.snapshot() != null && (newest == null || chunk.snapshot().horizonAtLeast(newest))) {
-            newest = chunk.snapshot();
+        if (chunk.snapshot() != null) {
+            horizon = horizon == null ? chunk.snapshot() : horizon.horizonWith(chunk.snapshot());
         }
     }
 
@@ -93,7 +93,7 @@ final class ChunkIndex {
      * would find a chunk whose snapshot does not see the event, i.e. "apply", for any key.
      */
     boolean certainlyApplied(EventPosition position) {
-        return gaps == 0 && newest != null && newest.beyondHorizon(position);
+        return gaps == 0 && horizon != null && horizon.beyondHorizon(position);
     }
 
     /** For each key, the completed chunk containing it, or null when the key is beyond the copy frontier. */

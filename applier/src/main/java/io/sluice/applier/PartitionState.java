@@ -23,6 +23,15 @@ final class PartitionState {
     /** Key of the event the change partition is held at, or null. */
     Object[] heldKey;
     long heldOffset = -1;
+    /**
+     * Durable once committed: the change offset of the first event found past every chunk's horizon with the copy
+     * complete here; it and every later event are applied without consulting a snapshot. -1 until then.
+     */
+    long pastCopyFrom;
+    /** Whether {@link #pastCopyFrom} was found in the uncommitted change transaction. */
+    boolean pastCopyPending;
+    /** The last event's position (binlog order check before the copy is past, {@link StreamOrder}). */
+    final StreamOrder order;
     /** Positions of the last applied changes, which a repair's source read must see ({@link RepairHandler}). */
     final RecentPositions applied = new RecentPositions(4096);
 
@@ -40,6 +49,13 @@ final class PartitionState {
         this.copyOffset = claimed.copyOffset();
         this.changeOffset = claimed.changeOffset();
         this.pendingChangeOffset = claimed.changeOffset();
+        this.pastCopyFrom = claimed.pastCopyFrom();
+        this.order = new StreamOrder(this);
+    }
+
+    /** Whether the event at {@code offset} is past the copy, so no snapshot may judge it. */
+    boolean pastCopy(long offset) {
+        return pastCopyFrom >= 0 && offset >= pastCopyFrom;
     }
 
     /** The copy offset to store once {@code completing} (if any) is committed: nothing of an open chunk may be skipped. */

@@ -38,12 +38,15 @@ import java.util.TreeSet;
 final class StateStore {
     static final String STATE_TABLE = "sluice_applier_state";
     static final String CHUNKS_TABLE = "sluice_applier_chunks";
+    /** Per partition, the change offset from which every event is past the copy (merge.md, "Long runs"). */
+    static final String PAST_COPY_TABLE = "sluice_applier_past_copy";
 
     private final TargetDialect dialect;
     private final String schema;
     private final String pipeline;
     private final String state;
     private final String chunks;
+    private final String pastCopy;
 
     StateStore(TargetDialect dialect, String schema, String pipeline) {
         this.dialect = dialect;
@@ -51,10 +54,12 @@ final class StateStore {
         this.pipeline = pipeline;
         this.state = dialect.quote(schema) + "." + dialect.quote(STATE_TABLE);
         this.chunks = dialect.quote(schema) + "." + dialect.quote(CHUNKS_TABLE);
+        this.pastCopy = dialect.quote(schema) + "." + dialect.quote(PAST_COPY_TABLE);
     }
 
     /** What a claim found: the partition's durable progress, now owned by {@code generation}. */
-    record Claimed(long generation, long copyOffset, long changeOffset, TreeSet<Integer> rangesEnded, List<Chunk> chunks) {
+    record Claimed(long generation, long copyOffset, long changeOffset, TreeSet<Integer> rangesEnded, List<Chunk> chunks,
+                   long pastCopyFrom) {
     }
 
     void createTables(Connection c) throws SQLException {
@@ -83,6 +88,8 @@ final class StateStore {
             s.execute("CREATE TABLE IF NOT EXISTS " + chunks + " (pipeline VARCHAR(200) NOT NULL, source_table VARCHAR(400) NOT NULL, "
                     + "part INT NOT NULL, range_id INT NOT NULL, chunk_seq BIGINT NOT NULL, lo_key TEXT, hi_key TEXT, "
                     + "snapshot TEXT NOT NULL, row_count BIGINT NOT NULL, PRIMARY KEY (pipeline, source_table, part, range_id, chunk_seq))");
+            s.execute("CREATE TABLE IF NOT EXISTS " + pastCopy + " (pipeline VARCHAR(200) NOT NULL, source_table VARCHAR(400) NOT NULL, "
+                    + "part INT NOT NULL, change_offset BIGINT NOT NULL, PRIMARY KEY (pipeline, source_table, part))");
         }
         c.commit();
     }
@@ -165,7 +172,17 @@ final class StateStore {
                 }
             }
         }
-        return new Claimed(generation, copyOffset, changeOffset, ended, done);
+        long pastCopyFrom = -1;
+        try (PreparedStatement ps = c.prepareStatement("SELECT change_offset FROM " + pastCopy
+                + " WHERE pipeline = ? AND source_table = ? AND part = ?")) {
+            bindKey(ps, name, part);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    pastCopyFrom = rs.getLong(1);
+                }
+            }
+        }
+        return new Claimed(generation, copyOffset, changeOffset, ended, done, pastCopyFrom);
     }
 
     /** Locks the partition's state row and checks this applier still owns it. Call first in every commit. */
@@ -225,9 +242,22 @@ final class StateStore {
         }
     }
 
+    /**
+     * Records that every event of the partition from {@code changeOffset} on is past the copy (inside a change
+     * commit, after {@link #fence}). Written once per partition.
+     */
+    void savePastCopy(Connection c, TableDef table, int part, long changeOffset) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + pastCopy + " (pipeline, source_table, part, change_offset) "
+                + "VALUES (?, ?, ?, ?)")) {
+            bindKey(ps, tableKey(table.id()), part);
+            ps.setLong(4, changeOffset);
+            ps.executeUpdate();
+        }
+    }
+
     /** Forgets a pipeline's progress for one table (a re-copy starts from an empty target table). */
     void reset(Connection c, TableId table) throws SQLException {
-        for (String t : List.of(state, chunks)) {
+        for (String t : List.of(state, chunks, pastCopy)) {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE pipeline = ? AND source_table = ?")) {
                 ps.setString(1, pipeline);
                 ps.setString(2, tableKey(table));

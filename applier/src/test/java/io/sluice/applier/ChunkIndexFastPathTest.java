@@ -62,4 +62,21 @@ class ChunkIndexFastPathTest {
         assertThat(index.certainlyApplied(new PgEventPosition(60, 0))).isTrue();
         assertThat(index.certainlyApplied(new PgEventPosition(55, 0))).as("in progress: invisible, but below the horizon").isFalse();
     }
+
+    @Test
+    void anEventLongAfterTheCopyIsAppliedWithoutConsultingXids() {
+        // Two chunks whose WAL positions do not follow their xmax order (sessions read them at different moments).
+        ChunkIndex index = new ChunkIndex(PLAN);
+        PgSnapshot s1 = new PgSnapshot(100, 105, new long[]{101}, 9_000);
+        PgSnapshot s2 = new PgSnapshot(104, 120, new long[]{}, 8_000);
+        index.add(chunk(0, null, 10L, s1));
+        index.add(chunk(1, 10L, null, s2));
+        long farXid = (120L + (1L << 31) + 10) & 0xFFFF_FFFFL;   // 2^31 + 10 past the newest snapshot
+        PgEventPosition late = new PgEventPosition(farXid, 50_000);
+        assertThat(index.certainlyApplied(late)).as("complete, written after every chunk").isTrue();
+        for (long key : new long[]{5, 50}) {
+            assertThat(index.locate(new Object[]{key}).snapshot().sees(late)).as("key %s", key).isFalse();
+        }
+        assertThat(index.certainlyApplied(new PgEventPosition(farXid, 8_500))).as("written before s1's position").isFalse();
+    }
 }

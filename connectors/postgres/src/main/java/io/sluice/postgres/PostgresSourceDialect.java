@@ -284,9 +284,12 @@ public class PostgresSourceDialect implements SourceDialect {
         try (Statement s = c.createStatement()) {
             // The driver sends BEGIN before this; SET TRANSACTION must precede the first query, which takes the snapshot.
             s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-            try (ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text")) {
+            // The WAL position is read after the snapshot (same statement): every transaction the snapshot sees wrote
+            // its commit record before it, so an event written past it is unseen without comparing xids (PgSnapshot).
+            try (ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text, (CASE WHEN pg_is_in_recovery() "
+                    + "THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint")) {
                 rs.next();
-                return PgSnapshot.parse(rs.getString(1));
+                return PgSnapshot.parse(rs.getString(1)).withWalAfter(rs.getLong(2));
             }
         }
     }

@@ -228,6 +228,16 @@ class PostgresSourceDialectTest {
             // pgoutput carries 32-bit xids: the widened form must judge alike.
             assertThat(snapshot.sees(new PgEventPosition(before & 0xFFFF_FFFFL, 0))).isTrue();
             assertThat(snapshot.sees(new PgEventPosition(after & 0xFFFF_FFFFL, 0))).isFalse();
+            // The WAL position read after the snapshot: 'after' was written past it, so it is unseen by position alone.
+            assertThat(snapshot.walAfter()).isPositive();
+            long walNow;
+            try (Connection c = factory.open(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")) {
+                rs.next();
+                walNow = rs.getLong(1);
+            }
+            assertThat(walNow).isGreaterThan(snapshot.walAfter());
+            assertThat(snapshot.sees(new PgEventPosition((after + (1L << 31) + 10) & 0xFFFF_FFFFL, walNow))).isFalse();
         }
     }
 

@@ -50,7 +50,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
             .description("Replication factor of copy topics the connector creates; -1 takes the broker's default.").build();
     public static final Setting<Boolean> STREAM_READY_CHECK = Setting.builder("stream.ready.check", SettingType.BOOLEAN)
             .defaultValue(true)
-            .description("Take no chunk before the Debezium connector streams (PostgreSQL: its replication slot exists; "
+            .description("Take no chunk before the Debezium connector streams (PostgreSQL: its replication slot exists and is consistent; "
                     + "MariaDB: a heartbeat reached the heartbeat topic). Only tests that need no stream turn it off.").build();
     public static final Setting<String> SLOT_NAME = Setting.builder("stream.slot.name", SettingType.STRING).defaultValue("")
             .description("PostgreSQL: the Debezium replication slot to wait for; empty takes the slot.name of the dialect's Debezium config.").build();

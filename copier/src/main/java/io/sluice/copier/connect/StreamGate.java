@@ -22,12 +22,16 @@ import java.util.concurrent.TimeUnit;
  * but before the stream's start position would be in neither the chunk nor the stream, and be lost.
  *
  * <ul>
- *   <li>PostgreSQL: the replication slot exists. From its creation the slot keeps every later transaction for
- *   the stream, and creating it waited for the transactions running then, which are visible to any later
- *   snapshot; so every chunk taken afterwards either sees a transaction or the slot delivers it.</li>
- *   <li>MariaDB/MySQL: a record is on the pipeline's heartbeat topic. Debezium emits heartbeats only while
- *   streaming, from a start position it read before; every chunk snapshot taken afterwards is at or past that
- *   position, so the stream has every transaction a chunk does not see.</li>
+ *   <li>PostgreSQL: the replication slot is consistent ({@code confirmed_flush_lsn} is set). The slot's row
+ *   appears as soon as its creation starts, but the slot decodes only transactions that commit after the
+ *   transactions running at its creation have ended; one of those committing in between would be in neither a
+ *   chunk taken then nor the stream. Once consistent, every transaction either committed before (visible to
+ *   every later snapshot) or is delivered by the slot.</li>
+ *   <li>MariaDB/MySQL: a heartbeat reached the pipeline's heartbeat topic after the gate's first check.
+ *   Debezium emits heartbeats only while streaming, from a start position it read before; every chunk snapshot
+ *   taken afterwards is at or past that position, so the stream has every transaction a chunk does not see.
+ *   Heartbeats already on the topic do not count: they may come from an earlier connector of the same name
+ *   (a re-copy that kept the topic), whose position says nothing about the new connector's.</li>
  * </ul>
  */
 interface StreamGate {
@@ -60,7 +64,7 @@ interface StreamGate {
                 @Override
                 public boolean ready() throws Exception {
                     try (Connection c = source.open();
-                         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+                         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ? AND confirmed_flush_lsn IS NOT NULL")) {
                         ps.setString(1, slot);
                         try (ResultSet rs = ps.executeQuery()) {
                             return rs.next();
@@ -70,31 +74,53 @@ interface StreamGate {
 
                 @Override
                 public String waitingFor() {
-                    return "replication slot " + slot;
+                    return "replication slot " + slot + " to exist and be consistent (transactions open at its creation must end)";
                 }
             };
         }
-        String topic = Topics.heartbeatTopic(config.pipeline());
-        return new StreamGate() {
-            @Override
-            public boolean ready() throws Exception {
-                Optional<Integer> partitions = TopicSetup.partitionCount(admin, topic);
-                if (partitions.isEmpty()) {
-                    return false;
-                }
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                for (int p = 0; p < partitions.get(); p++) {
-                    latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                }
-                return admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS).values().stream()
-                        .anyMatch(info -> info.offset() > 0);
-            }
+        return new HeartbeatGate(Topics.heartbeatTopic(config.pipeline()), admin);
+    }
 
-            @Override
-            public String waitingFor() {
-                return "a Debezium heartbeat on " + topic;
+    /** Opens on a heartbeat newer than its first check (end offsets, not clocks: no skew between workers matters). */
+    final class HeartbeatGate implements StreamGate {
+        private final String topic;
+        private final Admin admin;
+        /** End offsets at the first check; a partition absent then (or the topic) starts at 0. */
+        private Map<TopicPartition, Long> baseline;
+
+        HeartbeatGate(String topic, Admin admin) {
+            this.topic = topic;
+            this.admin = admin;
+        }
+
+        @Override
+        public boolean ready() throws Exception {
+            Map<TopicPartition, Long> now = endOffsets();
+            if (baseline == null) {
+                baseline = now;
+                return false;
             }
-        };
+            return now.entrySet().stream().anyMatch(e -> e.getValue() > baseline.getOrDefault(e.getKey(), 0L));
+        }
+
+        private Map<TopicPartition, Long> endOffsets() throws Exception {
+            Optional<Integer> partitions = TopicSetup.partitionCount(admin, topic);
+            Map<TopicPartition, Long> out = new HashMap<>();
+            if (partitions.isEmpty()) {
+                return out;
+            }
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < partitions.get(); p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS).forEach((tp, info) -> out.put(tp, info.offset()));
+            return out;
+        }
+
+        @Override
+        public String waitingFor() {
+            return "a Debezium heartbeat on " + topic + " newer than this copier task";
+        }
     }
 
     private static String slotName(CopierConnectorConfig config, SourceDialect dialect) {

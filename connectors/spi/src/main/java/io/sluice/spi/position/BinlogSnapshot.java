@@ -53,6 +53,11 @@ public record BinlogSnapshot(String file, long pos, String gtid) implements Snap
         return compare(file, pos, s.file, s.pos) >= 0;
     }
 
+    @Override
+    public SnapshotPosition horizonWith(SnapshotPosition other) {
+        return horizonAtLeast(other) ? this : other;
+    }
+
     /** Orders binlog coordinates: by the file's numeric suffix, then by offset. */
     public static int compare(String fileA, long posA, String fileB, long posB) {
         int c = Long.compare(fileSequence(fileA), fileSequence(fileB));

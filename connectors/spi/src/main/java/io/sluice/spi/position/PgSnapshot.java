@@ -12,14 +12,31 @@ import java.util.Arrays;
  * and visibility order can disagree between unrelated transactions. For one key they cannot, because a
  * second writer of a row waits on the first writer's transaction lock, which is released only after the
  * first has become visible (see docs/design/merge.md).
+ *
+ * <p>{@code walAfter} is a WAL position read in the same statement, just after the snapshot was taken
+ * ({@code pg_current_wal_insert_lsn()}, or the replay position on a standby), 0 when unknown. Every
+ * transaction visible in the snapshot wrote its commit record before it, so an event whose LSN is past it
+ * belongs to a transaction the snapshot cannot see. This decides without xids, which matter for events
+ * committed long after the copy: a 32-bit xid more than 2^31 transactions past {@code xmax} would be widened
+ * into the past and judged visible.
  */
-public record PgSnapshot(long xmin, long xmax, long[] xip) implements SnapshotPosition {
+public record PgSnapshot(long xmin, long xmax, long[] xip, long walAfter) implements SnapshotPosition {
 
     static final String PREFIX = "pgsnap:";
 
     public PgSnapshot {
         xip = xip.clone();
         Arrays.sort(xip);
+    }
+
+    /** A snapshot without its WAL position (taken before chunks recorded one): judged by xids alone. */
+    public PgSnapshot(long xmin, long xmax, long[] xip) {
+        this(xmin, xmax, xip, 0);
+    }
+
+    /** This snapshot with the WAL position read right after it. */
+    public PgSnapshot withWalAfter(long lsn) {
+        return new PgSnapshot(xmin, xmax, xip, lsn);
     }
 
     /** Parses PostgreSQL's text form {@code xmin:xmax:xip1,xip2,...}. */
@@ -34,7 +51,17 @@ public record PgSnapshot(long xmin, long xmax, long[] xip) implements SnapshotPo
     }
 
     static PgSnapshot decode(String text) {
-        return parse(text.substring(PREFIX.length()));
+        String body = text.substring(PREFIX.length());
+        int at = body.indexOf('@');
+        if (at < 0) {
+            return parse(body);
+        }
+        return parse(body.substring(0, at)).withWalAfter(Long.parseLong(body.substring(at + 1)));
+    }
+
+    /** Whether the event was written after this snapshot's WAL position, so its transaction is certainly not visible. */
+    private boolean writtenAfter(PgEventPosition event) {
+        return walAfter > 0 && event.lsn() > walAfter;
     }
 
     /**
@@ -54,6 +81,9 @@ public record PgSnapshot(long xmin, long xmax, long[] xip) implements SnapshotPo
         if (!(event instanceof PgEventPosition pg)) {
             throw new IllegalArgumentException("a PostgreSQL snapshot cannot judge " + event);
         }
+        if (writtenAfter(pg)) {
+            return false;
+        }
         long xid = widen(pg.xid());
         if (xid < xmin) {
             return true;
@@ -69,7 +99,7 @@ public record PgSnapshot(long xmin, long xmax, long[] xip) implements SnapshotPo
         if (!(event instanceof PgEventPosition pg)) {
             throw new IllegalArgumentException("a PostgreSQL snapshot cannot judge " + event);
         }
-        return widen(pg.xid()) >= xmax;
+        return writtenAfter(pg) || widen(pg.xid()) >= xmax;
     }
 
     @Override
@@ -77,7 +107,16 @@ public record PgSnapshot(long xmin, long xmax, long[] xip) implements SnapshotPo
         if (!(other instanceof PgSnapshot s)) {
             throw new IllegalArgumentException("a PostgreSQL snapshot cannot be compared with " + other);
         }
-        return xmax >= s.xmax;
+        return xmax >= s.xmax && walAfter >= s.walAfter;
+    }
+
+    @Override
+    public SnapshotPosition horizonWith(SnapshotPosition other) {
+        if (!(other instanceof PgSnapshot s)) {
+            throw new IllegalArgumentException("a PostgreSQL snapshot cannot be compared with " + other);
+        }
+        // Only xmax and walAfter bound the horizon; xmin and the in-progress list do not matter to beyondHorizon.
+        return new PgSnapshot(Math.min(xmin, s.xmin), Math.max(xmax, s.xmax), new long[0], Math.max(walAfter, s.walAfter));
     }
 
     @Override
@@ -89,17 +128,20 @@ public record PgSnapshot(long xmin, long xmax, long[] xip) implements SnapshotPo
             }
             sb.append(xip[i]);
         }
+        if (walAfter > 0) {
+            sb.append('@').append(walAfter);
+        }
         return sb.toString();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PgSnapshot s && s.xmin == xmin && s.xmax == xmax && Arrays.equals(s.xip, xip);
+        return o instanceof PgSnapshot s && s.xmin == xmin && s.xmax == xmax && Arrays.equals(s.xip, xip) && s.walAfter == walAfter;
     }
 
     @Override
     public int hashCode() {
-        return Long.hashCode(xmin) * 31 + Long.hashCode(xmax) * 17 + Arrays.hashCode(xip);
+        return Long.hashCode(xmin) * 31 + Long.hashCode(xmax) * 17 + Arrays.hashCode(xip) + Long.hashCode(walAfter);
     }
 
     @Override

@@ -23,6 +23,12 @@ public sealed interface SnapshotPosition permits PgSnapshot, BinlogSnapshot {
     /** Whether this snapshot's horizon is at or after {@code other}'s (a total preorder on snapshots of one engine). */
     boolean horizonAtLeast(SnapshotPosition other);
 
+    /**
+     * A position whose {@link #beyondHorizon} holds only for events beyond both this horizon and {@code other}'s:
+     * the horizon of a set of chunks, kept as one value. Only {@link #beyondHorizon} may be asked of the result.
+     */
+    SnapshotPosition horizonWith(SnapshotPosition other);
+
     /** Stable text form, carried in copy-stream messages and stored in the applier's state table. */
     String encode();
 

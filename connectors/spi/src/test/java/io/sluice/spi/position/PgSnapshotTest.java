@@ -62,4 +62,27 @@ class PgSnapshotTest {
         assertThatThrownBy(() -> PgSnapshot.parse("1:2:").sees(new BinlogEventPosition("b.000001", 4, null)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void anEventWrittenPastTheSnapshotsWalPositionIsUnseenHoweverFarItsXid() {
+        // 2^31 + 10 transactions after the copy, the 32-bit xid widens into the past: by xids alone it looks visible.
+        PgSnapshot s = new PgSnapshot(1000, 1010, new long[]{1005}, 0x1_0000L);
+        long xid = (1010L + (1L << 31) + 10) & 0xFFFF_FFFFL;
+        PgEventPosition late = new PgEventPosition(xid, 0x9000_0000L);
+        assertThat(s.sees(late)).as("2^31 + 10 xids after the copy, written after the snapshot").isFalse();
+        assertThat(s.beyondHorizon(late)).isTrue();
+        assertThat(new PgSnapshot(1000, 1010, new long[]{1005}).sees(late)).as("without the WAL position: the old misjudgement").isTrue();
+        // Events written before the position are still judged by their xid.
+        assertThat(s.sees(new PgEventPosition(1003, 0x0_F000L))).isTrue();
+        assertThat(s.sees(new PgEventPosition(1005, 0x0_F000L))).as("in progress").isFalse();
+        assertThat(s.sees(new PgEventPosition(1003, 0x1_0000L))).as("at the position itself: not past it").isTrue();
+    }
+
+    @Test
+    void encodesTheWalPosition() {
+        PgSnapshot s = PgSnapshot.parse("100:110:107,103").withWalAfter(123456789L);
+        assertThat(SnapshotPosition.decode(s.encode())).isEqualTo(s);
+        assertThat(s.encode()).isEqualTo("pgsnap:100:110:103,107@123456789");
+        assertThat(SnapshotPosition.decode("pgsnap:100:110:103,107")).isEqualTo(new PgSnapshot(100, 110, new long[]{103, 107}));
+    }
 }
