@@ -50,6 +50,14 @@ public final class MariaDbTargetDialect implements TargetDialect {
         return problems;
     }
 
+    /** Bounds lock waits ({@code innodb_lock_wait_timeout}, whole seconds). */
+    @Override
+    public void prepareSession(Connection c, java.time.Duration lockTimeout) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET SESSION innodb_lock_wait_timeout = " + Math.max(1, (lockTimeout.toMillis() + 999) / 1000));
+        }
+    }
+
     @Override
     public boolean tableExists(Connection c, TableId target) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
