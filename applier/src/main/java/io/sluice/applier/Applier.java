@@ -56,7 +56,7 @@ public final class Applier implements AutoCloseable {
             byCopyTopic.put(p.copyTopic(), p);
             byTable.put(p.id(), p);
         }
-        this.pool = new ConnectionPool(target);
+        this.pool = new ConnectionPool(target, dialect, options.lockTimeout());
         this.state = new StateStore(dialect, options.stateSchema(), options.pipeline());
         this.metrics = new ApplierMetrics(registry, options.pipeline());
         this.flow = flow;

@@ -4,32 +4,43 @@ import io.sluice.spi.config.Settings;
 
 import java.time.Duration;
 
-/** The typed knobs of the core (see {@link ApplierSettings} for meanings and defaults). */
+/**
+ * The typed knobs of the core (see {@link ApplierSettings} for meanings and defaults).
+ *
+ * @param lockTimeout bound of every lock wait of the applier's target sessions: a wait between two sessions of
+ *                    one applier (no deadlock detector sees it) then fails as a transient error and is retried.
+ *                    Long enough for another writer's ordinary transaction or index build to finish.
+ */
 public record ApplierOptions(String pipeline, int partitions, String stateSchema, long packetSize, int rowsPerWrite,
-                             int rowsPerTransaction, Duration commitInterval) {
+                             int rowsPerTransaction, Duration commitInterval, Duration lockTimeout) {
+    public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(60);
 
     public static ApplierOptions from(Settings.Values v) {
         return new ApplierOptions(v.get(ApplierSettings.PIPELINE), v.get(ApplierSettings.PARTITIONS),
                 v.get(ApplierSettings.STATE_SCHEMA), v.get(ApplierSettings.PACKET_SIZE), v.get(ApplierSettings.ROWS_PER_WRITE),
-                v.get(ApplierSettings.ROWS_PER_TRANSACTION), v.get(ApplierSettings.COMMIT_INTERVAL));
+                v.get(ApplierSettings.ROWS_PER_TRANSACTION), v.get(ApplierSettings.COMMIT_INTERVAL), LOCK_TIMEOUT);
     }
 
     /** The declared defaults, for tests and embedding. */
     public static ApplierOptions defaults(String pipeline, int partitions) {
         return new ApplierOptions(pipeline, partitions, ApplierSettings.STATE_SCHEMA.defaultValue(),
                 ApplierSettings.PACKET_SIZE.defaultValue(), ApplierSettings.ROWS_PER_WRITE.defaultValue(),
-                ApplierSettings.ROWS_PER_TRANSACTION.defaultValue(), ApplierSettings.COMMIT_INTERVAL.defaultValue());
+                ApplierSettings.ROWS_PER_TRANSACTION.defaultValue(), ApplierSettings.COMMIT_INTERVAL.defaultValue(), LOCK_TIMEOUT);
     }
 
     public ApplierOptions withSizes(long packetSize, int rowsPerWrite, int rowsPerTransaction) {
-        return new ApplierOptions(pipeline, partitions, stateSchema, packetSize, rowsPerWrite, rowsPerTransaction, commitInterval);
+        return new ApplierOptions(pipeline, partitions, stateSchema, packetSize, rowsPerWrite, rowsPerTransaction, commitInterval, lockTimeout);
     }
 
     public ApplierOptions withStateSchema(String schema) {
-        return new ApplierOptions(pipeline, partitions, schema, packetSize, rowsPerWrite, rowsPerTransaction, commitInterval);
+        return new ApplierOptions(pipeline, partitions, schema, packetSize, rowsPerWrite, rowsPerTransaction, commitInterval, lockTimeout);
     }
 
     public ApplierOptions withCommitInterval(Duration interval) {
-        return new ApplierOptions(pipeline, partitions, stateSchema, packetSize, rowsPerWrite, rowsPerTransaction, interval);
+        return new ApplierOptions(pipeline, partitions, stateSchema, packetSize, rowsPerWrite, rowsPerTransaction, interval, lockTimeout);
+    }
+
+    public ApplierOptions withLockTimeout(Duration timeout) {
+        return new ApplierOptions(pipeline, partitions, stateSchema, packetSize, rowsPerWrite, rowsPerTransaction, commitInterval, timeout);
     }
 }

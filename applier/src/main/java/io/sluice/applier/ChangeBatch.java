@@ -17,6 +17,12 @@ import java.util.Map;
  * <p>One refinement: an UPSERT with {@link Unavailable} columns (unchanged TOAST values) does not carry the
  * full state. Reduced over an earlier UPSERT of the same batch, it takes those columns from the earlier one,
  * which would otherwise never be written.
+ *
+ * <p>A DELETE followed by an UPSERT of the same key is not folded into a plain upsert: the key's row is deleted,
+ * then the upsert is written. The row before the delete is another row (a primary-key update may move a
+ * different row onto the key), so nothing of it may survive: neither its unchanged TOAST values (an UPSERT with
+ * {@link Unavailable} columns would otherwise update the stale row in place) nor the values of columns only the
+ * target has (a re-inserted row gets their defaults afresh, as a new row in the source would).
  */
 final class ChangeBatch {
 
@@ -25,6 +31,8 @@ final class ChangeBatch {
         RowChange.Op op;
         final Object[] key;
         Object[] row;
+        /** A DELETE of the key came earlier in the batch: the target's row must go before this state is written. */
+        boolean deleteFirst;
 
         Entry(TablePlan plan, RowChange.Op op, Object[] key, Object[] row) {
             this.plan = plan;
@@ -58,6 +66,9 @@ final class ChangeBatch {
             e.row = fillUnavailable(change.row(), e.row);
         } else {
             e.row = change.row();
+        }
+        if (change.op() == RowChange.Op.UPSERT && e.op == RowChange.Op.DELETE) {
+            e.deleteFirst = true;
         }
         e.op = change.op();
     }
@@ -101,6 +112,9 @@ final class ChangeBatch {
                 if (e.op == RowChange.Op.DELETE) {
                     deletes.add(e.key);
                 } else {
+                    if (e.deleteFirst) {
+                        deletes.add(e.key);   // deletes are written before upserts
+                    }
                     upserts.add(e.row);
                 }
             }

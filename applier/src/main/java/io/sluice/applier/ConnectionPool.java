@@ -1,11 +1,13 @@
 package io.sluice.applier;
 
 import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.TargetDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.IdentityHashMap;
@@ -20,11 +22,16 @@ final class ConnectionPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionPool.class);
 
     private final ConnectionFactory factory;
+    private final TargetDialect dialect;
+    private final Duration lockTimeout;
     private final Deque<Connection> idle = new ArrayDeque<>();
     private final Set<Connection> all = Collections.newSetFromMap(new IdentityHashMap<>());
 
-    ConnectionPool(ConnectionFactory factory) {
+    /** @param lockTimeout bound of every lock wait of these sessions (see {@link TargetDialect#prepareSession}) */
+    ConnectionPool(ConnectionFactory factory, TargetDialect dialect, Duration lockTimeout) {
         this.factory = factory;
+        this.dialect = dialect;
+        this.lockTimeout = lockTimeout;
     }
 
     Connection take() throws SQLException {
@@ -33,6 +40,12 @@ final class ConnectionPool implements AutoCloseable {
             return c;
         }
         c = factory.open();
+        try {
+            dialect.prepareSession(c, lockTimeout);
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
         c.setAutoCommit(false);
         all.add(c);
         return c;

@@ -56,6 +56,11 @@ final class MappedTargetDialect implements TargetDialect {
     }
 
     @Override
+    public void prepareSession(Connection connection, java.time.Duration lockTimeout) throws SQLException {
+        inner.prepareSession(connection, lockTimeout);
+    }
+
+    @Override
     public boolean tableExists(Connection connection, TableId target) throws SQLException {
         return inner.tableExists(connection, target);
     }

@@ -20,6 +20,28 @@ public final class TransientFailure {
     private TransientFailure() {
     }
 
+    /**
+     * What kind of transient failure {@code t} is, for the retry meter: {@code deadlock}, {@code lock_timeout},
+     * {@code serialization} or {@code session} (lost or refused sessions, and anything else retried).
+     */
+    public static String kind(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SQLException e) {
+                String state = e.getSQLState();
+                if ("40P01".equals(state) || e.getErrorCode() == 1213) {
+                    return "deadlock";
+                }
+                if ("55P03".equals(state) || e.getErrorCode() == 1205) {
+                    return "lock_timeout";
+                }
+                if ("40001".equals(state)) {
+                    return "serialization";
+                }
+            }
+        }
+        return "session";
+    }
+
     public static boolean isTransient(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof SQLTransientException || c instanceof SQLRecoverableException) {

@@ -1,5 +1,7 @@
 package io.sluice.applier;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Metrics;
 import io.sluice.applier.connect.ApplierSinkConnector;
 import io.sluice.mysql.MariaDbStream;
 import io.sluice.postgres.PostgresStream;
@@ -25,6 +27,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,6 +57,15 @@ final class EndToEnd {
     }
 
     void run(int initialRows, long workloadMillis) throws Exception {
+        run(initialRows, workloadMillis, true);
+    }
+
+    /**
+     * @param crashes crash the applier during the copy and the stream; without, nothing but lock conflicts can make
+     *                a task retry
+     * @return how many times the applier's tasks retried after a transient target failure, by kind
+     */
+    Map<String, Double> run(int initialRows, long workloadMillis, boolean crashes) throws Exception {
         DatabaseServer src = server(sourceEngine);
         DatabaseServer tgt = server(targetEngine);
         String srcDb = src.createDatabase(name + "_src");
@@ -125,14 +137,18 @@ final class EndToEnd {
         // replaces the connector; after the others the tasks must recover by themselves (lost sessions are transient).
         for (int i = 0; i < 2; i++) {
             Thread.sleep(workloadMillis / 4);
-            crash(connect, sinkName, sinkConfig, tgt, tgtDb, i == 0);
+            if (crashes) {
+                crash(connect, sinkName, sinkConfig, tgt, tgtDb, i == 0);
+            }
         }
         copy.join();
         for (Thread w : writers) {
             w.join();
         }
         log.info("{}: workload done ({} transactions, {} rolled back), copy done", name, workload.transactions.get(), workload.failed.get());
-        crash(connect, sinkName, sinkConfig, tgt, tgtDb, false);
+        if (crashes) {
+            crash(connect, sinkName, sinkConfig, tgt, tgtDb, false);
+        }
 
         TableId targetTable = new TableId(targetSchema, "accounts");
         Map<Long, Map<String, String>> expected = TableDump.read(srcUrl, src.user(), src.password(), table);
@@ -154,6 +170,12 @@ final class EndToEnd {
         connect.deleteConnector(dbzName);
         assertThat(workload.transactions.get()).isGreaterThan(100);
         assertThat(diff).isEmpty();
+        Map<String, Double> retries = new TreeMap<>();
+        for (Counter c : Metrics.globalRegistry.find("sluice.applier.retries").tag("pipeline", pipeline).counters()) {
+            retries.merge(c.getId().getTag("kind"), c.count(), Double::sum);
+        }
+        log.info("{}: applier retries by kind: {}", name, retries);
+        return retries;
     }
 
     /**

@@ -54,6 +54,7 @@ public class ApplierSinkTask extends SinkTask {
     private Map<String, String> props;
     private final Set<TopicPartition> assignment = new LinkedHashSet<>();
     private int transientFailures;
+    private String pipeline;
     private boolean rewindPending;
 
     @Override
@@ -64,6 +65,7 @@ public class ApplierSinkTask extends SinkTask {
     @Override
     public void start(Map<String, String> props) {
         this.props = Map.copyOf(props);
+        this.pipeline = props.getOrDefault(ApplierSettings.PIPELINE.key(), "");
         try {
             WorkerMetrics.exportFrom(props);
         } catch (RuntimeException e) {
@@ -167,6 +169,8 @@ public class ApplierSinkTask extends SinkTask {
             if (!TransientFailure.isTransient(e) || ++transientFailures > MAX_TRANSIENT_RETRIES) {
                 throw e instanceof ConnectException ce ? ce : new ConnectException(e.getMessage(), e);
             }
+            // Every retry counts, so a run can be checked for lock conflicts the retry hides (MariaDB deadlocks).
+            Metrics.counter("sluice.applier.retries", "pipeline", pipeline, "kind", TransientFailure.kind(e)).increment();
             long backoff = Math.min(8_000, 250L << Math.min(transientFailures - 1, 5));
             log.warn("applier task: transient target failure ({} of {} in a row), resuming from the state table in {} ms: {}",
                     transientFailures, MAX_TRANSIENT_RETRIES, backoff, e.getMessage());

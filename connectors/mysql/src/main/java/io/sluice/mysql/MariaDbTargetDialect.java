@@ -50,6 +50,29 @@ public final class MariaDbTargetDialect implements TargetDialect {
         return problems;
     }
 
+    /**
+     * Bounds lock waits ({@code innodb_lock_wait_timeout}, whole seconds) and runs the session at READ COMMITTED.
+     * The applier reads nothing it decides on from the target (its state rows are locked explicitly), so it needs
+     * no repeatable reads, and at REPEATABLE READ InnoDB takes gap locks for every delete and duplicate check: the
+     * change transaction of one task then locks gaps that another task's open chunk inserts into (keys of both
+     * partitions interleave in one table), and two such waits crossing are a deadlock (1213). Statement-based
+     * binary logging refuses writes at READ COMMITTED, so such a server keeps its default level.
+     */
+    @Override
+    public void prepareSession(Connection c, java.time.Duration lockTimeout) throws SQLException {
+        boolean statementBinlog;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@log_bin, @@binlog_format")) {
+            rs.next();
+            statementBinlog = rs.getInt(1) == 1 && "STATEMENT".equalsIgnoreCase(rs.getString(2));
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SET SESSION innodb_lock_wait_timeout = " + Math.max(1, (lockTimeout.toMillis() + 999) / 1000));
+        }
+        if (!statementBinlog) {
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        }
+    }
+
     @Override
     public boolean tableExists(Connection c, TableId target) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {

@@ -79,6 +79,14 @@ public final class PostgresTargetDialect implements TargetDialect {
         return problems;
     }
 
+    /** A plain SET, outside any transaction: a SET inside one is undone when that transaction rolls back. */
+    @Override
+    public void prepareSession(Connection c, java.time.Duration lockTimeout) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET lock_timeout = " + Math.max(1, lockTimeout.toMillis()));
+        }
+    }
+
     @Override
     public boolean tableExists(Connection c, TableId target) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "

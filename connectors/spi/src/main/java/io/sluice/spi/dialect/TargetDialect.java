@@ -5,6 +5,7 @@ import io.sluice.spi.model.TableId;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -19,6 +20,15 @@ public interface TargetDialect {
 
     /** Problems with the target (privileges, version), as messages naming what to fix. */
     List<String> checkPrerequisites(Connection connection) throws SQLException;
+
+    /**
+     * Sets up a new writer session before its first transaction (autocommit still on). {@code lockTimeout} bounds
+     * every lock wait: the applier is single-threaded over several sessions (one per open chunk, one for changes),
+     * and a wait of one of them on another's uncommitted row is invisible to the engine's deadlock detector, so
+     * without a bound it hangs for good; with one it fails as a transient error and the applier retries.
+     */
+    default void prepareSession(Connection connection, Duration lockTimeout) throws SQLException {
+    }
 
     /** Whether the target table exists. */
     boolean tableExists(Connection connection, TableId target) throws SQLException;
