@@ -10,6 +10,7 @@ import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.copier.connect.TableList;
 import io.sluice.mysql.MariaDbStream;
 import io.sluice.postgres.PostgresStream;
+import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.StreamSpec;
 import io.sluice.spi.model.TableId;
@@ -134,6 +135,12 @@ final class StreamPipeline {
 
     private Map<String, String> debeziumConfig(Duration heartbeat) {
         Map<String, String> dbz = new LinkedHashMap<>(Dialects.source(db.jdbcUrl()).debeziumConfig(spec(heartbeat)));
+        // Keys equal under a collation go to one partition, as the copier puts them (KeyEquality).
+        try (Connection c = db.open()) {
+            PartitionByKey.addKeyEquality(dbz, Map.of(changeTopic(), Dialects.source(db.jdbcUrl()).describe(c, source)));
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot describe " + source + " for its change stream: " + e.getMessage(), e);
+        }
         if (dbz.containsKey("schema.history.internal.kafka.topic")) {
             dbz.put("schema.history.internal.kafka.bootstrap.servers", runtime.bootstrapServers());
         }

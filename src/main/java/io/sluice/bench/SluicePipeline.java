@@ -8,6 +8,8 @@ import io.sluice.copier.connect.TableList;
 import io.sluice.mysql.MariaDbStream;
 import io.sluice.postgres.PostgresStream;
 import io.sluice.runtime.db.DatabaseServer;
+import io.sluice.spi.connect.PartitionByKey;
+import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.StreamSpec;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
@@ -83,6 +85,10 @@ final class SluicePipeline implements AutoCloseable {
         StreamSpec spec = new StreamSpec(name, sourceUrl(), source.user(), source.password(), List.of(table), heartbeat, partitions);
         Map<String, String> config = mariadb ? MariaDbStream.debeziumConfig(spec, env.kafka.bootstrapServers())
                 : PostgresStream.debeziumConfig(spec);
+        config = new LinkedHashMap<>(config);
+        try (Connection c = source.connect(sourceDb)) {   // the copier's partition rules for collated keys (KeyEquality)
+            PartitionByKey.addKeyEquality(config, Map.of(changeTopic(), Dialects.source(sourceUrl()).describe(c, table)));
+        }
         String connector = name + "-debezium";
         put(connector, config);
         debezium = true;

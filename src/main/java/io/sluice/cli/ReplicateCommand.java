@@ -18,6 +18,7 @@ import io.sluice.app.pipeline.Pipeline;
 import io.sluice.app.pipeline.PipelineRuntime;
 import io.sluice.app.progress.ProgressDisplay;
 import io.sluice.app.progress.ProgressFormat;
+import io.sluice.spi.codec.KeyEquality;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -26,6 +27,7 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
@@ -75,7 +77,7 @@ final class ReplicateCommand implements Callable<Integer> {
             say.accept("  " + t.source().id() + " -> " + t.target()
                     + (t.targetExists() ? " (exists)" : " (to be created)")
                     + "  ~" + ProgressFormat.count(t.estimatedRows()) + " rows, key " + t.source().keyColumns().stream()
-                    .map(c -> c.name()).toList());
+                    .map(c -> c.name()).toList() + collatedKeyNote(t));
         }
         if (validateOnly) {
             return ExitCode.OK.code();
@@ -95,6 +97,14 @@ final class ReplicateCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             log.debug("cannot build the run report", e);
         }
+    }
+
+    /** Key columns left out of the partition hash, so keys equal under their collation share a partition (KeyEquality). */
+    private static String collatedKeyNote(PlannedTable t) {
+        List<String> collated = t.source().keyColumns().stream().filter(c -> KeyEquality.of(c) == KeyEquality.COLLATED)
+                .map(c -> c.name() + " (" + (c.collation() == null ? c.nativeType() : c.collation()) + ")").toList();
+        return collated.isEmpty() ? "" : ", partitioned without " + String.join(", ", collated)
+                + ": keys equal under the collation share a partition";
     }
 
     /** JSON documents for {@code POST /connectors} of a Connect cluster; passwords masked (fill them in, or use a config provider). */

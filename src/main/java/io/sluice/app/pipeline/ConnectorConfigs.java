@@ -12,7 +12,9 @@ import io.sluice.copier.connect.CopierSourceConnector;
 import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.copier.connect.TableList;
 import io.sluice.spi.config.ConfigException;
+import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
 
@@ -62,6 +64,10 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         StreamSpec spec = new StreamSpec(pipeline, sourceUrl, sourceUser, sourcePassword, tables,
                 cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT), partitions);
         Map<String, String> dbz = new LinkedHashMap<>(plan.sourceDialect().debeziumConfig(spec));
+        // Keys equal under a collation go to one partition, as the copier puts them (KeyEquality).
+        Map<String, TableDef> byTopic = new LinkedHashMap<>();
+        plan.tables().forEach(t -> byTopic.put(spec.changeTopic(t.source().id()), t.source()));
+        PartitionByKey.addKeyEquality(dbz, byTopic);
         if (dbz.containsKey(HISTORY_TOPIC) && dbz.get(HISTORY_BOOTSTRAP) == null) {
             dbz.put(HISTORY_BOOTSTRAP, bootstrapServers);
         }

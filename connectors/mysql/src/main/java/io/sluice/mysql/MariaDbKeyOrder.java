@@ -4,6 +4,7 @@ import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.KeyComparators;
 import io.sluice.spi.dialect.KeyOrder;
 import io.sluice.spi.model.Column;
+import io.sluice.spi.model.EnumSetNumbers;
 import io.sluice.spi.model.TableDef;
 
 import java.sql.Connection;
@@ -56,12 +57,12 @@ final class MariaDbKeyOrder {
     private static Comparator<Object> text(Column k) {
         String type = k.nativeType().toLowerCase(Locale.ROOT);
         if (type.startsWith("enum(")) {
-            List<String> options = options(k.nativeType());
-            return Comparator.comparingInt(v -> options.indexOf((String) v) + 1);   // '' (invalid) is index 0
+            List<String> options = EnumSetNumbers.options(k.nativeType());
+            return Comparator.comparingInt(v -> EnumSetNumbers.enumIndex(options, (String) v));   // '' (invalid) is index 0
         }
         if (type.startsWith("set(")) {
-            List<String> options = options(k.nativeType());
-            return Comparator.comparingLong(v -> setBits(options, (String) v));
+            List<String> options = EnumSetNumbers.options(k.nativeType());
+            return Comparator.comparingLong(v -> EnumSetNumbers.setBits(options, (String) v));
         }
         String collation = k.collation() == null ? "" : k.collation().toLowerCase(Locale.ROOT);
         int underscore = collation.indexOf('_');
@@ -76,45 +77,6 @@ final class MariaDbKeyOrder {
             return KeyComparators.CODE_POINT_PAD_SPACE;
         }
         return null;
-    }
-
-    /** Values of {@code enum('a','b''c')} / {@code set(...)} as the catalog prints them (quotes doubled). */
-    static List<String> options(String columnType) {
-        List<String> out = new ArrayList<>();
-        int i = columnType.indexOf('(') + 1;
-        while (i < columnType.length() && columnType.charAt(i) == '\'') {
-            StringBuilder sb = new StringBuilder();
-            i++;
-            while (i < columnType.length()) {
-                char ch = columnType.charAt(i);
-                if (ch == '\'' && i + 1 < columnType.length() && columnType.charAt(i + 1) == '\'') {
-                    sb.append('\'');
-                    i += 2;
-                } else if (ch == '\'') {
-                    i++;
-                    break;
-                } else {
-                    sb.append(ch);
-                    i++;
-                }
-            }
-            out.add(sb.toString());
-            i++;   // the comma or the closing parenthesis
-        }
-        return out;
-    }
-
-    private static long setBits(List<String> options, String value) {
-        long bits = 0;
-        if (!value.isEmpty()) {
-            for (String member : value.split(",", -1)) {
-                int idx = options.indexOf(member);
-                if (idx >= 0) {
-                    bits |= 1L << idx;
-                }
-            }
-        }
-        return bits;
     }
 
     /** Asks the server; one connection, reopened after a failure; calls are serialised. */
@@ -137,6 +99,9 @@ final class MariaDbKeyOrder {
 
         /** A bound value typed like the column: text converted to the column's charset and collation. */
         private static String expression(Column c) {
+            if (EnumSetNumbers.isEnum(c) || EnumSetNumbers.isSet(c)) {
+                return "?";   // bound as its number (bind below), which orders as the column does
+            }
             return switch (c.kind()) {
                 case UUID -> "CAST(? AS UUID)";
                 case STRING -> {
@@ -220,7 +185,7 @@ final class MariaDbKeyOrder {
 
         private int bind(PreparedStatement ps, int first, Object[] key) throws SQLException {
             for (int k = 0; k < key.length; k++) {
-                MariaDbTypes.bind(ps, first + k, table.column(table.keyIndex(k)), key[k]);
+                EnumSetKeys.bind(ps, first + k, table.column(table.keyIndex(k)), key[k]);
             }
             return first + key.length;
         }

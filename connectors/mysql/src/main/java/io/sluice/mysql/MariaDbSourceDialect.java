@@ -136,6 +136,7 @@ public class MariaDbSourceDialect implements SourceDialect {
                 throw new PlanException("key column " + table + "." + k + " is a floating-point " + col.nativeType()
                         + ": float keys cannot be chunked exactly; add a primary key of an exact type");
             }
+            EnumSetKeys.checkKey(table, col);
         }
         return new TableDef(table, columns, key);
     }
@@ -411,7 +412,7 @@ public class MariaDbSourceDialect implements SourceDialect {
         int p = firstIndex;
         for (int i = 0; i < key.length; i++) {
             for (int j = 0; j <= i; j++) {
-                MariaDbTypes.bind(ps, p++, table.column(table.keyIndex(j)), key[j]);
+                EnumSetKeys.bind(ps, p++, table.column(table.keyIndex(j)), key[j]);   // ENUM/SET by number, as ORDER BY
             }
         }
         return p;

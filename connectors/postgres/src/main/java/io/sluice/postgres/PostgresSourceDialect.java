@@ -100,7 +100,8 @@ public class PostgresSourceDialect implements SourceDialect {
             SELECT ic.relname, i.indisprimary,
                    ARRAY(SELECT a.attname FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, ord)
                          JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-                         WHERE k.ord <= i.indnkeyatts ORDER BY k.ord)
+                         WHERE k.ord <= i.indnkeyatts ORDER BY k.ord),
+                   NOT i.indimmediate
             FROM pg_catalog.pg_index i
             JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
             JOIN pg_catalog.pg_class c ON c.oid = i.indrelid
@@ -190,6 +191,9 @@ public class PostgresSourceDialect implements SourceDialect {
                             .filter(n -> columns.stream().anyMatch(col -> col.name().equals(n) && col.nullable()))
                             .findFirst().orElse(null);
                     if (nullable == null) {
+                        if (rs.getBoolean(4)) {
+                            throw deferrableKey(table, rs.getString(1), rs.getBoolean(2), names);
+                        }
                         return names;
                     }
                     if (nullableProblem == null) {
@@ -202,6 +206,20 @@ public class PostgresSourceDialect implements SourceDialect {
         }
         throw new PlanException(nullableProblem != null ? nullableProblem
                 : "table " + table + " has no primary key and no unique key on NOT NULL columns: add a primary key to copy it");
+    }
+
+    /**
+     * A DEFERRABLE key is checked at commit, so inside a transaction two rows may hold one key: the change stream
+     * then carries two live rows for a key the copy and the merge treat as one (docs/operations/limitations.md).
+     */
+    private static PlanException deferrableKey(TableId table, String constraint, boolean primary, List<String> names) {
+        String cols = names.stream().map(PostgresTypes::quote).collect(java.util.stream.Collectors.joining(", "));
+        String t = PostgresTypes.quote(table.schema()) + "." + PostgresTypes.quote(table.table());
+        String c = PostgresTypes.quote(constraint);
+        return new PlanException("key " + constraint + " (" + String.join(", ", names) + ") of table " + table
+                + " is DEFERRABLE: a transaction may hold one key in two rows until it commits, so changes cannot be ordered "
+                + "per key; recreate it NOT DEFERRABLE: ALTER TABLE " + t + " DROP CONSTRAINT " + c + ", ADD CONSTRAINT " + c
+                + (primary ? " PRIMARY KEY (" : " UNIQUE (") + cols + ")");
     }
 
     private static List<String> names(Array array) throws SQLException {
@@ -335,6 +353,9 @@ public class PostgresSourceDialect implements SourceDialect {
                 throw new SQLException("cannot read " + table.id() + "." + table.column(i).name() + " ("
                         + table.column(i).nativeType() + "): " + e.getMessage(), e);
             }
+        }
+        for (int k = 0; k < table.keySize(); k++) {
+            SpecialKeyValues.check(table.id(), table.column(table.keyIndex(k)), row[table.keyIndex(k)]);
         }
         return row;
     }
