@@ -379,7 +379,7 @@ public class MariaDbSourceDialect implements SourceDialect {
     public String chunkQuery(TableDef table, boolean hasLo, boolean hasHi, int limit) {
         StringJoiner cols = new StringJoiner(", ");
         for (Column col : table.columns()) {
-            cols.add(MariaDbTypes.quote(col.name()));
+            cols.add(MariaDbTypes.selectExpression(col));
         }
         StringBuilder sql = new StringBuilder("SELECT ").append(cols).append(" FROM ").append(qualified(table.id()));
         if (hasLo) {
