@@ -267,7 +267,8 @@ public class MariaDbSourceDialect implements SourceDialect {
         Object min;
         Object max;
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT MIN(" + k1 + "), MAX(" + k1 + ") FROM " + qualified(table.id()))) {
+             ResultSet rs = s.executeQuery("SELECT " + MariaDbTypes.selectExpression(first, "MIN(" + k1 + ")") + ", "
+                     + MariaDbTypes.selectExpression(first, "MAX(" + k1 + ")") + " FROM " + qualified(table.id()))) {
             rs.next();
             min = MariaDbTypes.read(rs, 1, first);
             max = MariaDbTypes.read(rs, 2, first);
@@ -279,7 +280,11 @@ public class MariaDbSourceDialect implements SourceDialect {
         BigDecimal span = toNumber(max).subtract(lo);
         String keys = keyList(table);
         List<Object[]> points = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + keys + " FROM " + qualified(table.id()) + " WHERE " + k1
+        StringJoiner keyValues = new StringJoiner(", ");
+        for (Column k : table.keyColumns()) {
+            keyValues.add(MariaDbTypes.selectExpression(k));
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + keyValues + " FROM " + qualified(table.id()) + " WHERE " + k1
                 + " >= ? ORDER BY " + keys + " LIMIT 1")) {
             for (int i = 1; i < ranges; i++) {
                 BigDecimal v = lo.add(span.multiply(BigDecimal.valueOf(i)).divide(BigDecimal.valueOf(ranges), 0, RoundingMode.FLOOR));

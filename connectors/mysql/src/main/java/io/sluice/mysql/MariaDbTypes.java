@@ -98,7 +98,11 @@ final class MariaDbTypes {
      * getString, which moves a wall time in a DST gap (02:30 → 03:30 in America/New_York).
      */
     static String selectExpression(Column column) {
-        String q = quote(column.name());
+        return selectExpression(column, quote(column.name()));
+    }
+
+    /** {@link #selectExpression(Column)} of an expression of the column's type, such as {@code MIN(col)}. */
+    static String selectExpression(Column column, String q) {
         return switch (column.kind()) {
             case FLOAT32 -> "(" + q + " + 0e0)";
             case DATE, TIME, TIMESTAMP, TIMESTAMPTZ -> "CAST(" + q + " AS CHAR)";
