@@ -38,7 +38,8 @@ import java.util.Map;
  * handling and its logical types (Decimal, Date, Time, Timestamp). Anything else (another schema, another
  * layout, a value the fast path does not expect) goes through JsonConverter, so errors and corner cases keep
  * JsonConverter's exact behaviour. One difference by design: a float field holding {@code "NaN"} or
- * {@code "±Infinity"} is read as that value, as {@link NonFiniteFloats} repairs the converter's 0.0.
+ * {@code "±Infinity"} is read as that value, as {@link NonFiniteFloats} repairs the converter's 0.0, and a float
+ * -0.0 keeps its sign.
  *
  * <p>Not thread-safe: one per task.
  */
@@ -173,8 +174,8 @@ final class JsonEnvelopeReader {
             case INT16 -> (short) intValue(p, t);
             case INT32 -> intValue(p, t);
             case INT64 -> longValue(p, t);
-            case FLOAT32 -> t == JsonToken.VALUE_STRING ? (float) nonFinite(p.getText()) : number(p, t).floatValue();
-            case FLOAT64 -> t == JsonToken.VALUE_STRING ? nonFinite(p.getText()) : number(p, t).doubleValue();
+            case FLOAT32 -> t == JsonToken.VALUE_STRING ? (float) nonFinite(p.getText()) : Float.parseFloat(number(p, t));
+            case FLOAT64 -> t == JsonToken.VALUE_STRING ? nonFinite(p.getText()) : Double.parseDouble(number(p, t));
             case STRING -> {
                 if (t != JsonToken.VALUE_STRING) {
                     throw new DataException("not a string");
@@ -266,12 +267,15 @@ final class JsonEnvelopeReader {
         return p.getLongValue();
     }
 
-    /** As JsonConverter reads floats: exactly (BigDecimal), then rounded once to the field's type. */
-    private static java.math.BigDecimal number(JsonParser p, JsonToken t) throws IOException {
+    /**
+     * A float's text, parsed by the caller with one correct rounding to the field's type as JsonConverter does,
+     * except that -0.0 keeps its sign (JsonConverter reads through a BigDecimal, which has no negative zero).
+     */
+    private static String number(JsonParser p, JsonToken t) throws IOException {
         if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
             throw new DataException("not a number");
         }
-        return p.getDecimalValue();
+        return p.getText();
     }
 
     private static double nonFinite(String text) {

@@ -13,13 +13,13 @@ import java.nio.charset.StandardCharsets;
  * Kafka's JsonConverter serialises a non-finite double as the JSON string {@code "NaN"} / {@code "Infinity"}
  * / {@code "-Infinity"} (Jackson's default for non-numeric numbers) but converts a string back into a FLOAT64
  * or FLOAT32 field with {@code JsonNode.doubleValue()}, which is 0.0 for a string: NaN becomes 0.0 on the
- * way through Kafka. Float columns of the row images are set back from the raw JSON here. The raw bytes are
+ * way through Kafka; and it reads every float through a BigDecimal, which turns -0.0 into 0.0. Float columns of the row images are set back from the raw JSON here. The raw bytes are
  * scanned first, so events without such values cost one byte search.
  */
 final class NonFiniteFloats {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final byte[][] MARKERS = {"\"NaN\"".getBytes(StandardCharsets.US_ASCII),
-            "Infinity\"".getBytes(StandardCharsets.US_ASCII)};
+            "Infinity\"".getBytes(StandardCharsets.US_ASCII), "-0.0".getBytes(StandardCharsets.US_ASCII)};
 
     private NonFiniteFloats() {
     }
@@ -57,6 +57,8 @@ final class NonFiniteFloats {
                     default -> throw new IllegalArgumentException("float column " + f.name() + " holds the string " + v.asText());
                 };
                 row.put(f, t == Schema.Type.FLOAT64 ? (Object) d : (Object) (float) d);
+            } else if (v.isNumber() && v.doubleValue() == 0.0 && Double.doubleToRawLongBits(v.doubleValue()) != 0L) {
+                row.put(f, t == Schema.Type.FLOAT64 ? (Object) (-0.0d) : (Object) (-0.0f));   // the converter's BigDecimal has no -0
             }
         }
     }

@@ -97,6 +97,21 @@ class JsonEnvelopeReaderTest {
     }
 
     @Test
+    void negativeZeroKeepsItsSignOnBothPaths() {
+        JsonEnvelopeReader reader = new JsonEnvelopeReader(false);
+        for (int n = 1; n <= 2; n++) {   // the first message goes through JsonConverter, the second the fast path
+            byte[] raw = event(n, -0.0, "u");
+            SchemaAndValue got = reader.read("srv.public.t", raw);
+            if (!reader.lastFast()) {
+                NonFiniteFloats.repair(raw, (Struct) got.value());
+            }
+            Struct after = ((Struct) got.value()).getStruct("after");
+            assertThat(Double.doubleToRawLongBits(after.getFloat64("f64"))).as("f64, message %d", n).isEqualTo(Double.doubleToRawLongBits(-0.0));
+            assertThat(Float.floatToRawIntBits(after.getFloat32("f32"))).as("f32, message %d", n).isEqualTo(Float.floatToRawIntBits(-0.0f));
+        }
+    }
+
+    @Test
     void nullsDefaultsMissingAndExtraFieldsFollowJsonConverter() {
         JsonEnvelopeReader reader = new JsonEnvelopeReader(false);
         String full = new String(event(1, 2.0, "u"), StandardCharsets.UTF_8);

@@ -268,7 +268,8 @@ public class MariaDbSourceDialect implements SourceDialect {
         Object min;
         Object max;
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT MIN(" + k1 + "), MAX(" + k1 + ") FROM " + qualified(table.id()))) {
+             ResultSet rs = s.executeQuery("SELECT " + MariaDbTypes.selectExpression(first, "MIN(" + k1 + ")") + ", "
+                     + MariaDbTypes.selectExpression(first, "MAX(" + k1 + ")") + " FROM " + qualified(table.id()))) {
             rs.next();
             min = MariaDbTypes.read(rs, 1, first);
             max = MariaDbTypes.read(rs, 2, first);
@@ -280,7 +281,11 @@ public class MariaDbSourceDialect implements SourceDialect {
         BigDecimal span = toNumber(max).subtract(lo);
         String keys = keyList(table);
         List<Object[]> points = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + keys + " FROM " + qualified(table.id()) + " WHERE " + k1
+        StringJoiner keyValues = new StringJoiner(", ");
+        for (Column k : table.keyColumns()) {
+            keyValues.add(MariaDbTypes.selectExpression(k));
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + keyValues + " FROM " + qualified(table.id()) + " WHERE " + k1
                 + " >= ? ORDER BY " + keys + " LIMIT 1")) {
             for (int i = 1; i < ranges; i++) {
                 BigDecimal v = lo.add(span.multiply(BigDecimal.valueOf(i)).divide(BigDecimal.valueOf(ranges), 0, RoundingMode.FLOOR));
@@ -380,7 +385,7 @@ public class MariaDbSourceDialect implements SourceDialect {
     public String chunkQuery(TableDef table, boolean hasLo, boolean hasHi, int limit) {
         StringJoiner cols = new StringJoiner(", ");
         for (Column col : table.columns()) {
-            cols.add(MariaDbTypes.quote(col.name()));
+            cols.add(MariaDbTypes.selectExpression(col));
         }
         StringBuilder sql = new StringBuilder("SELECT ").append(cols).append(" FROM ").append(qualified(table.id()));
         if (hasLo) {

@@ -78,6 +78,8 @@ public final class MariaDbStream {
         c.put("decimal.handling.mode", "precise");
         c.put("bigint.unsigned.handling.mode", "precise");
         c.put("time.precision.mode", "adaptive_time_microseconds");
+        // Debezium's default reads two-digit years as 19xx/20xx, so year 0001 would arrive as 2001.
+        c.put("enable.time.adjuster", "false");
         c.put("binary.handling.mode", "bytes");
         c.put("unavailable.value.placeholder", ChangeEventDecoder.DEFAULT_PLACEHOLDER);
         c.put("skipped.operations", "none");

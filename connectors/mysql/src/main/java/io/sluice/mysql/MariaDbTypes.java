@@ -59,8 +59,9 @@ final class MariaDbTypes {
             }
             case DECIMAL -> rs.getBigDecimal(index);
             case FLOAT32 -> {
-                float f = rs.getFloat(index);
-                yield rs.wasNull() ? null : f;
+                // selected as a double (selectExpression): exact, so the cast back to float is too
+                double d = rs.getDouble(index);
+                yield rs.wasNull() ? null : (float) d;
             }
             case FLOAT64 -> {
                 double d = rs.getDouble(index);
@@ -76,14 +77,36 @@ final class MariaDbTypes {
                 String s = rs.getString(index);
                 yield s == null ? null : UUID.fromString(s);
             }
-            case DATE -> rs.getObject(index, LocalDate.class);
-            case TIME -> rs.getObject(index, LocalTime.class);
-            case TIMESTAMP -> rs.getObject(index, LocalDateTime.class);
+            // Dates and times are parsed from the server's text: the driver's own conversions may pass through the
+            // JVM's default zone, which moves wall times in a DST gap. Zero dates and TIME beyond a day fail here,
+            // naming the column (readRow), rather than arriving as another value.
+            case DATE -> MariaDbTemporals.date(rs.getString(index));
+            case TIME -> MariaDbTemporals.time(rs.getString(index));
+            case TIMESTAMP -> MariaDbTemporals.dateTime(rs.getString(index));
             case TIMESTAMPTZ -> {
                 // The chunk's session runs with time_zone = '+00:00', so the wall time read is UTC.
-                LocalDateTime t = rs.getObject(index, LocalDateTime.class);
+                LocalDateTime t = MariaDbTemporals.dateTime(rs.getString(index));
                 yield t == null ? null : t.toInstant(ZoneOffset.UTC);
             }
+        };
+    }
+
+    /**
+     * The select-list expression for a column. FLOAT is widened to DOUBLE on the server, since the text protocol
+     * prints a FLOAT with 6 significant digits (123456.79 → 123457) while the widened double is exact. Dates and
+     * times are cast to text on the server: the driver decodes DATETIME through the JVM's default zone even for
+     * getString, which moves a wall time in a DST gap (02:30 → 03:30 in America/New_York).
+     */
+    static String selectExpression(Column column) {
+        return selectExpression(column, quote(column.name()));
+    }
+
+    /** {@link #selectExpression(Column)} of an expression of the column's type, such as {@code MIN(col)}. */
+    static String selectExpression(Column column, String q) {
+        return switch (column.kind()) {
+            case FLOAT32 -> "(" + q + " + 0e0)";
+            case DATE, TIME, TIMESTAMP, TIMESTAMPTZ -> "CAST(" + q + " AS CHAR)";
+            default -> q;
         };
     }
 

@@ -162,12 +162,17 @@ final class PgBinaryCopyWriter implements BulkWriter {
                     buf.writeByte(1);
                     buf.writeBytes(b, 0, b.length);
                 }
-                case DATE -> fixed(4).writeInt(Math.toIntExact(((LocalDate) v).toEpochDay() - PG_EPOCH_DATE.toEpochDay()));
-                case TIME -> fixed(8).writeLong(((LocalTime) v).toNanoOfDay() / 1000);
-                case TIMESTAMP -> fixed(8).writeLong(micros(((LocalDateTime) v).toEpochSecond(ZoneOffset.UTC), ((LocalDateTime) v).getNano()));
+                case DATE -> fixed(4).writeInt(v.equals(LocalDate.MAX) ? PgSpecialTimes.DATE_INFINITY
+                        : v.equals(LocalDate.MIN) ? PgSpecialTimes.DATE_MINUS_INFINITY
+                        : Math.toIntExact(((LocalDate) v).toEpochDay() - PG_EPOCH_DATE.toEpochDay()));
+                case TIME -> fixed(8).writeLong(v.equals(LocalTime.MAX) ? PgSpecialTimes.TIME_END_OF_DAY : ((LocalTime) v).toNanoOfDay() / 1000);
+                case TIMESTAMP -> fixed(8).writeLong(v.equals(LocalDateTime.MAX) ? PgSpecialTimes.TIMESTAMP_INFINITY
+                        : v.equals(LocalDateTime.MIN) ? PgSpecialTimes.TIMESTAMP_MINUS_INFINITY
+                        : micros(((LocalDateTime) v).toEpochSecond(ZoneOffset.UTC), ((LocalDateTime) v).getNano()));
                 case TIMESTAMPTZ -> {
                     Instant t = v instanceof Instant x ? x : ((LocalDateTime) v).toInstant(ZoneOffset.UTC);
-                    fixed(8).writeLong(micros(t.getEpochSecond(), t.getNano()));
+                    fixed(8).writeLong(t.equals(Instant.MAX) ? PgSpecialTimes.TIMESTAMP_INFINITY
+                            : t.equals(Instant.MIN) ? PgSpecialTimes.TIMESTAMP_MINUS_INFINITY : micros(t.getEpochSecond(), t.getNano()));
                 }
                 case TEXT -> variable(text(v));
                 case UNSUPPORTED -> throw new IllegalArgumentException("target type " + target.formatted()[i] + " has no binary COPY encoding in Sluice");
@@ -189,7 +194,7 @@ final class PgBinaryCopyWriter implements BulkWriter {
     }
 
     private static byte[] text(Object v) {
-        return (v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString()).getBytes(StandardCharsets.UTF_8);
+        return PgWrites.noNul(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString()).getBytes(StandardCharsets.UTF_8);
     }
 
     private static boolean bool(Object v) {

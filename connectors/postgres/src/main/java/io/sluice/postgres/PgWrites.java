@@ -12,8 +12,6 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -207,12 +205,30 @@ final class PgWrites {
             case DECIMAL -> ps.setBigDecimal(index, (BigDecimal) v);
             case FLOAT32 -> ps.setFloat(index, (Float) v);
             case FLOAT64 -> ps.setDouble(index, (Double) v);
-            case STRING, JSON -> ps.setString(index, (String) v);
+            case STRING, JSON -> {
+                try {
+                    ps.setString(index, noNul((String) v));
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException("column " + column.name() + ": " + e.getMessage(), e);
+                }
+            }
             case BYTES -> ps.setBytes(index, (byte[]) v);
             case UUID -> ps.setObject(index, (UUID) v);
             case DATE, TIME -> ps.setObject(index, v);
             case TIMESTAMP -> ps.setObject(index, (LocalDateTime) v);
-            case TIMESTAMPTZ -> ps.setObject(index, OffsetDateTime.ofInstant((Instant) v, ZoneOffset.UTC));
+            case TIMESTAMPTZ -> ps.setObject(index, PgSpecialTimes.offsetDateTime((Instant) v));   // ±infinity too
         }
+    }
+
+    /**
+     * PostgreSQL text cannot hold U+0000 (MariaDB/MySQL strings can): refused with the column named by the caller,
+     * where the server would only say "invalid byte sequence for encoding UTF8: 0x00".
+     */
+    static String noNul(String s) {
+        if (s.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("the value contains the character U+0000 at offset " + s.indexOf('\0')
+                    + ", which PostgreSQL text cannot hold; remove it on the source, or exclude the column");
+        }
+        return s;
     }
 }

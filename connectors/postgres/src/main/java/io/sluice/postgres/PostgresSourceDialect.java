@@ -85,7 +85,8 @@ public class PostgresSourceDialect implements SourceDialect {
 
     private static final String COLUMNS_SQL = """
             SELECT a.attname, a.attnotnull, format_type(a.atttypid, NULL), a.atttypmod, bt.typname, bt.typtype,
-                   bt.typcategory, co.collname, COALESCE(co.collisdeterministic, true), c.relkind
+                   bt.typcategory, co.collname, COALESCE(co.collisdeterministic, true), c.relkind,
+                   a.attgenerated
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -151,6 +152,10 @@ public class PostgresSourceDialect implements SourceDialect {
         String typname = rs.getString(5);
         String typtype = rs.getString(6);
         ValueKind kind = "A".equals(rs.getString(7)) ? null : PostgresTypes.kindOf(typname, typtype);
+        String refusal = PgColumnRefusals.reason(typname, rs.getString(11));
+        if (refusal != null) {
+            throw new PlanException("column " + table + "." + name + " " + refusal);
+        }
         if (kind == null) {
             throw new PlanException("column " + table + "." + name + " has type " + nativeType
                     + ", which Sluice cannot copy yet; exclude the table or change the column's type");

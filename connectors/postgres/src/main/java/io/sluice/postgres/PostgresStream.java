@@ -84,6 +84,9 @@ public final class PostgresStream {
         c.put("interval.handling.mode", "string");
         c.put("unavailable.value.placeholder", ChangeEventDecoder.DEFAULT_PLACEHOLDER);
         c.put("include.unknown.datatypes", "false");
+        // numeric exactly (its scale kept) and NaN/±Infinity stopped by name, not turned into NULL
+        c.put("converters", "sluiceNumeric");
+        c.put("sluiceNumeric.type", PgNumericConverter.class.getName());
         c.put("skipped.operations", "none");
         c.put("tombstones.on.delete", "false");
         c.put("event.processing.failure.handling.mode", "fail");

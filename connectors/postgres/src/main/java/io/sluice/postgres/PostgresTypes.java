@@ -11,7 +11,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.UUID;
 
@@ -68,18 +67,9 @@ final class PostgresTypes {
                 long l = rs.getLong(index);
                 yield rs.wasNull() ? null : l;
             }
-            case DECIMAL -> {
-                java.math.BigDecimal d = rs.getBigDecimal(index);
-                // Unconstrained numeric keeps each value's own scale; Debezium (precise mode) strips trailing zeros
-                // from such values (never below scale 0), and so must we for one canonical value.
-                if (d != null && column.precision() == 0) {
-                    d = d.stripTrailingZeros();
-                    if (d.scale() < 0) {
-                        d = d.setScale(0);
-                    }
-                }
-                yield d;
-            }
+            // Unconstrained numeric keeps each value's own scale (1.50 stays 1.50), as PgNumericConverter does on the
+            // stream. NaN and ±Infinity fail here, naming the column (readRow).
+            case DECIMAL -> rs.getBigDecimal(index);
             case FLOAT32 -> {
                 float f = rs.getFloat(index);
                 yield rs.wasNull() ? null : f;
@@ -98,10 +88,8 @@ final class PostgresTypes {
             case DATE -> rs.getObject(index, LocalDate.class);
             case TIME -> rs.getObject(index, LocalTime.class);
             case TIMESTAMP -> rs.getObject(index, LocalDateTime.class);
-            case TIMESTAMPTZ -> {
-                OffsetDateTime t = rs.getObject(index, OffsetDateTime.class);
-                yield t == null ? null : t.toInstant();
-            }
+            // ±infinity arrive as MAX/MIN and time '24:00:00' as LocalTime.MAX (PgSpecialTimes)
+            case TIMESTAMPTZ -> PgSpecialTimes.instant(rs.getObject(index, OffsetDateTime.class));
         };
         return v;
     }
@@ -114,7 +102,7 @@ final class PostgresTypes {
             case BOOLEAN -> ps.setBoolean(index, (Boolean) value);
             case STRING, JSON -> ps.setString(index, (String) value);
             case BYTES -> ps.setBytes(index, (byte[]) value);
-            case TIMESTAMPTZ -> ps.setObject(index, OffsetDateTime.ofInstant((Instant) value, ZoneOffset.UTC));
+            case TIMESTAMPTZ -> ps.setObject(index, PgSpecialTimes.offsetDateTime((Instant) value));
             case FLOAT32 -> ps.setFloat(index, (Float) value);
             case FLOAT64 -> ps.setDouble(index, (Double) value);
             default -> ps.setObject(index, value);   // UUID, LocalDate, LocalTime, LocalDateTime

@@ -23,6 +23,12 @@ import java.util.UUID;
  * same canonical values for the same data; tests compare both paths.
  */
 public final class ConnectValues {
+    /** PostgreSQL's ±infinity as Debezium emits them (the JDBC driver's DATE_POSITIVE/NEGATIVE_INFINITY). */
+    private static final long PG_TIMESTAMP_INFINITY = 9223372036825200000L;
+    private static final long PG_TIMESTAMP_MINUS_INFINITY = -9223372036832400000L;
+    private static final long PG_DATE_INFINITY = -2147472692L;
+    private static final long PG_DATE_MINUS_INFINITY = -2147472691L;
+
     private ConnectValues() {
     }
 
@@ -86,13 +92,14 @@ public final class ConnectValues {
         }
         String name = schema.name();
         ValueKind kind = column.kind();
+        StrictKinds.check(column, schema, value);
         try {
             return switch (kind) {
                 case BOOLEAN -> value instanceof Boolean b ? b : ((Number) value).longValue() != 0;
                 // MariaDB declares BOOLEAN as TINYINT(1): Debezium may emit a boolean for what the copier reads as 0/1.
-                case INT -> value instanceof Boolean b ? (b ? 1L : 0L) : ((Number) value).longValue();
+                case INT -> value instanceof Boolean b ? (b ? 1L : 0L) : integer(name, (Number) value);
                 case DECIMAL -> decimal(schema, value);
-                case FLOAT32 -> value instanceof Float f ? f : ((Number) value).floatValue();
+                case FLOAT32 -> value instanceof Float f ? f : ((Number) value).floatValue();   // exact: StrictKinds checked it
                 case FLOAT64 -> value instanceof Double d ? d : ((Number) value).doubleValue();
                 case STRING, JSON -> value.toString();
                 case BYTES -> bytes(value);
@@ -106,6 +113,13 @@ public final class ConnectValues {
             throw new IllegalArgumentException("column " + column.name() + ": cannot convert " + value.getClass().getSimpleName()
                     + " (schema " + schema.type() + (name == null ? "" : "/" + name) + ") to " + kind + ": " + e.getMessage(), e);
         }
+    }
+
+    private static long integer(String name, Number value) {
+        long v = value.longValue();
+        // The binlog stores YEAR as an offset from 1900, with 0 meaning the year 0000; Debezium adds 1900 to it
+        // either way. A YEAR column holds 1901–2155 or 0000, never 1900, so 1900 is the year 0000.
+        return v == 1900 && "io.debezium.time.Year".equals(name) ? 0L : v;
     }
 
     private static boolean isPlaceholder(Object value, String placeholder) {
@@ -134,7 +148,7 @@ public final class ConnectValues {
         return new BigDecimal(value.toString());
     }
 
-    private static byte[] bytes(Object value) {
+    static byte[] bytes(Object value) {
         if (value instanceof byte[] b) {
             return b;
         }
@@ -148,7 +162,15 @@ public final class ConnectValues {
         if (value instanceof java.util.Date d) {
             return LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), 86_400_000L));
         }
-        return LocalDate.ofEpochDay(((Number) value).longValue());
+        long days = ((Number) value).longValue();
+        // Debezium's PostgreSQL connector writes 'infinity'/'-infinity' dates as these day numbers (-5877611-06-21/22)
+        if (days == PG_DATE_INFINITY) {
+            return LocalDate.MAX;
+        }
+        if (days == PG_DATE_MINUS_INFINITY) {
+            return LocalDate.MIN;
+        }
+        return LocalDate.ofEpochDay(days);
     }
 
     private static LocalTime time(String name, Object value) {
@@ -161,7 +183,10 @@ public final class ConnectValues {
             case "io.debezium.time.NanoTime" -> v;
             default -> v * 1_000_000L;   // io.debezium.time.Time: milliseconds
         };
-        // MySQL TIME can exceed 24h; such values are refused by the plan, so a wrap here would be a bug.
+        if (nanos == 86_400_000_000_000L) {
+            return LocalTime.MAX;   // PostgreSQL's (and MariaDB's) '24:00:00', as the JDBC drivers read it
+        }
+        // MariaDB/MySQL TIME can exceed 24h or be negative: this throws, naming the column, rather than wrap.
         return LocalTime.ofNanoOfDay(nanos);
     }
 
@@ -170,18 +195,38 @@ public final class ConnectValues {
             return LocalDateTime.ofInstant(d.toInstant(), ZoneOffset.UTC);
         }
         long v = ((Number) value).longValue();
+        // Debezium gives PostgreSQL's 'infinity'/'-infinity' as the JDBC driver's sentinel numbers (in any unit); the
+        // row model has LocalDateTime.MAX/MIN, which the PostgreSQL writers turn back into the special values.
+        if (v == PG_TIMESTAMP_INFINITY) {
+            return LocalDateTime.MAX;
+        }
+        if (v == PG_TIMESTAMP_MINUS_INFINITY) {
+            return LocalDateTime.MIN;
+        }
         Instant i = switch (name == null ? "" : name) {
             case "io.debezium.time.MicroTimestamp" -> Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1_000L);
             case "io.debezium.time.NanoTimestamp" -> Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000_000L), Math.floorMod(v, 1_000_000_000L));
             default -> Instant.ofEpochMilli(v);
         };
-        return LocalDateTime.ofInstant(i, ZoneOffset.UTC);
+        LocalDateTime t = LocalDateTime.ofInstant(i, ZoneOffset.UTC);
+        if (t.getYear() < -4712) {
+            // before any engine's first year: Debezium's microseconds since 1970 overflowed a long (PostgreSQL
+            // timestamps after 294247-01-10); refuse rather than write a year 292,000 BC (or -infinity)
+            throw new IllegalArgumentException("timestamp " + v + " is out of range: a source value after 294247-01-10 "
+                    + "cannot pass through the change stream");
+        }
+        return t;
     }
 
     private static Instant timestampTz(Object value) {
         if (value instanceof java.util.Date d) {
             return d.toInstant();
         }
-        return OffsetDateTime.parse(value.toString()).toInstant();
+        String text = value.toString();
+        return switch (text) {
+            case "infinity" -> Instant.MAX;   // PostgreSQL's special values, as Debezium passes them through
+            case "-infinity" -> Instant.MIN;
+            default -> OffsetDateTime.parse(text).toInstant();
+        };
     }
 }

@@ -1,0 +1,315 @@
+package io.sluice.applier;
+
+import io.sluice.applier.connect.ApplierSinkConnector;
+import io.sluice.mysql.MariaDbStream;
+import io.sluice.postgres.PostgresStream;
+import io.sluice.runtime.EmbeddedConnect;
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.topic.Topics;
+import io.sluice.testkit.DatabaseServer;
+import io.sluice.testkit.TestServers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs a list of type cases from one source engine into PostgreSQL, the way a user would check them: a table per
+ * type with one row per edge value, present before the copy (copy path), then while streaming a row inserted with
+ * each value and a row inserted empty and then updated to it (stream path); the copied rows get an update of
+ * another column (which must leave the value as copied). Each value is then read back from the target as
+ * PostgreSQL text and compared with what the source holds (PostgreSQL source: its own text of the value) or with
+ * the text the case expects (other engines). Each case has its own applier connector, so one poison message
+ * fails its own type only.
+ */
+final class TypeMatrix {
+    private static final Logger log = LoggerFactory.getLogger(TypeMatrix.class);
+    private static final int STREAM_INSERT = 100;
+    private static final int STREAM_UPDATE = 200;
+
+    /**
+     * @param name     table name (one per type)
+     * @param sqlType  the source column type
+     * @param literals SQL literals of the edge values, as written in the source's INSERT
+     * @param expected PostgreSQL text the target must show for each literal; null: the source's own text
+     */
+    record Case(String name, String sqlType, List<String> literals, List<String> expected) {
+    }
+
+    /** The outcome of one type on one path. */
+    record Cell(String table, String type, String path, String result) {
+        boolean identical() {
+            return result.equals("identical");
+        }
+    }
+
+    private final String name;
+    private final boolean postgresSource;
+
+    TypeMatrix(String name, boolean postgresSource) {
+        this.name = name;
+        this.postgresSource = postgresSource;
+    }
+
+    List<Cell> run(List<Case> cases) throws Exception {
+        DatabaseServer src = postgresSource ? TestServers.postgres() : TestServers.mariadb();
+        DatabaseServer tgt = TestServers.postgres();
+        String srcDb = src.createDatabase(name + "_src");
+        String tgtDb = tgt.createDatabase(name + "_tgt");
+        String schema = postgresSource ? "public" : srcDb;
+        String srcUrl = src.jdbcUrl(srcDb);
+        ConnectionFactory source = () -> DriverManager.getConnection(srcUrl, src.user(), src.password());
+        ConnectionFactory target = () -> DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
+        SourceDialect dialect = Dialects.source(srcUrl);
+        String pipeline = TestServers.uniqueName(name);
+
+        List<Cell> cells = new ArrayList<>();
+        Map<Case, TableDef> planned = new LinkedHashMap<>();
+        try (Connection c = source.open(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + schema + ".probe (id int PRIMARY KEY, n int)");
+            s.execute("INSERT INTO " + schema + ".probe VALUES (1, 0)");
+            for (Case k : cases) {
+                s.execute("CREATE TABLE " + schema + "." + k.name() + " (id int PRIMARY KEY, v " + k.sqlType() + ", note int NOT NULL DEFAULT 0)");
+                for (int i = 0; i < k.literals().size(); i++) {
+                    s.execute("INSERT INTO " + schema + "." + k.name() + " (id, v) VALUES (" + (i + 1) + ", " + k.literals().get(i) + ")");
+                }
+                try {
+                    planned.put(k, dialect.describe(c, new TableId(schema, k.name())));
+                } catch (RuntimeException e) {
+                    String why = "refused: " + e.getMessage().replace('|', '/').replace('\n', ' ');
+                    cells.add(new Cell(k.name(), k.sqlType(), "copy", why));
+                    cells.add(new Cell(k.name(), k.sqlType(), "stream", why));
+                }
+            }
+        }
+        List<TableId> tables = new ArrayList<>();
+        tables.add(new TableId(schema, "probe"));
+        for (TableDef d : planned.values()) {
+            tables.add(d.id());
+            TestServers.kafka().createTopic(Topics.changeTopic(pipeline, d.id()), 1);
+            TestServers.kafka().createTopic(Topics.copyTopic(pipeline, d.id()), 1);
+        }
+        EmbeddedConnect connect = TestServers.connect();
+        StreamSpec spec = new StreamSpec(pipeline, srcUrl, src.user(), src.password(), tables, Duration.ofSeconds(1), 1);
+        Map<String, String> dbz = postgresSource ? PostgresStream.debeziumConfig(spec)
+                : MariaDbStream.debeziumConfig(spec, TestServers.kafka().bootstrapServers());
+        String dbzName = pipeline + "-debezium";
+        connect.putConnector(dbzName, dbz);
+        connect.awaitRunning(dbzName, Duration.ofSeconds(60));
+        awaitStreaming(source, schema, Topics.changeTopic(pipeline, new TableId(schema, "probe")));
+
+        Map<Case, String> appliers = new HashMap<>();
+        for (Map.Entry<Case, TableDef> e : planned.entrySet()) {
+            Map<String, String> applier = new LinkedHashMap<>();
+            applier.put("pipeline", pipeline);
+            applier.put("tables", e.getValue().id().toString());
+            applier.put("source.url", srcUrl);
+            applier.put("source.user", src.user());
+            applier.put("source.password", src.password());
+            applier.put("target.url", tgt.jdbcUrl(tgtDb));
+            applier.put("target.user", tgt.user());
+            applier.put("target.password", tgt.password());
+            applier.put("target.schema", "public");
+            applier.put("state.schema", "sluice_" + e.getKey().name());
+            applier.put("partitions", "1");
+            applier.put("commit.interval", "200ms");
+            String sinkName = pipeline + "-applier-" + e.getKey().name();
+            connect.putConnector(sinkName, ApplierSinkConnector.connectorConfig(applier, 1));
+            appliers.put(e.getKey(), sinkName);
+        }
+        for (Map.Entry<Case, TableDef> e : planned.entrySet()) {
+            TestCopier copier = new TestCopier(dialect, source, e.getValue(), Topics.copyTopic(pipeline, e.getValue().id()), 1,
+                    TestServers.kafka().bootstrapServers(), 3, 0);
+            try {
+                copier.copy(1);
+            } catch (Exception ex) {
+                log.warn("{}: copy of {} failed", name, e.getKey().name(), ex);
+            }
+        }
+        // copy path: the copied rows as they arrived, before any change touches them
+        Map<Case, String> failures = awaitAll(connect, appliers, target, planned.keySet(), true, 90_000);
+        Map<Case, Map<Integer, String>> copied = new HashMap<>();
+        for (Case k : planned.keySet()) {
+            copied.put(k, targetValues(target, k));
+        }
+        try (Connection c = source.open(); Statement s = c.createStatement()) {
+            for (Case k : planned.keySet()) {
+                String t = schema + "." + k.name();
+                s.execute("UPDATE " + t + " SET note = 1");
+                for (int i = 0; i < k.literals().size(); i++) {
+                    String lit = k.literals().get(i);
+                    s.execute("INSERT INTO " + t + " (id, v) VALUES (" + (STREAM_INSERT + i + 1) + ", " + lit + ")");
+                    String empty = lit.equals("DEFAULT") ? "DEFAULT" : "NULL";   // a generated column takes no NULL
+                    s.execute("INSERT INTO " + t + " (id, v) VALUES (" + (STREAM_UPDATE + i + 1) + ", " + empty + ")");
+                    s.execute("UPDATE " + t + " SET v = " + lit + " WHERE id = " + (STREAM_UPDATE + i + 1));
+                    s.execute("UPDATE " + t + " SET note = 2 WHERE id = " + (STREAM_UPDATE + i + 1));
+                }
+            }
+        }
+        List<Case> streaming = planned.keySet().stream().filter(k -> !failures.containsKey(k)).toList();
+        Map<Case, String> streamFailures = awaitAll(connect, appliers, target, streaming, false, 120_000);
+        for (Case k : planned.keySet()) {
+            String copyFailure = failures.get(k);
+            String streamFailure = copyFailure != null ? copyFailure : streamFailures.get(k);
+            cells.addAll(compare(source, target, schema, k, copied.get(k), copyFailure, targetValues(target, k), streamFailure));
+        }
+        for (String sink : appliers.values()) {
+            connect.deleteConnector(sink);
+        }
+        connect.deleteConnector(dbzName);
+        return cells;
+    }
+
+    /**
+     * Waits until every case's rows arrived: the copied rows ({@code copy}), else every streamed change (the
+     * copied rows' note = 1, the inserted rows, the updated rows' note = 2, which follows their value update).
+     * Returns, per case that did not get there, its applier's failure or the timeout.
+     */
+    private Map<Case, String> awaitAll(EmbeddedConnect connect, Map<Case, String> appliers, ConnectionFactory target,
+                                       java.util.Collection<Case> cases, boolean copy, long millis) throws Exception {
+        Map<Case, String> failed = new HashMap<>();
+        List<Case> pending = new ArrayList<>(cases);
+        long deadline = System.currentTimeMillis() + millis;
+        while (!pending.isEmpty() && System.currentTimeMillis() < deadline) {
+            for (java.util.Iterator<Case> it = pending.iterator(); it.hasNext(); ) {
+                Case k = it.next();
+                String failure = connect.connectorStatus(appliers.get(k)).flatMap(s -> s.failure()).orElse(null);
+                if (failure != null) {
+                    failed.put(k, firstCause(failure));
+                    it.remove();
+                } else if (arrived(target, k, copy)) {
+                    it.remove();
+                }
+            }
+            Thread.sleep(500);
+        }
+        for (Case k : pending) {
+            failed.put(k, copy ? "the copy did not arrive" : "not all changes arrived within the time limit");
+        }
+        return failed;
+    }
+
+    private static boolean arrived(ConnectionFactory target, Case k, boolean copy) {
+        int n = k.literals().size();
+        String where = copy ? "id <= " + n : "(id <= " + n + " AND note = 1) OR (id > " + STREAM_INSERT + " AND id <= "
+                + (STREAM_INSERT + n) + ") OR (id > " + STREAM_UPDATE + " AND note = 2)";
+        try (Connection c = target.open(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM public." + k.name() + " WHERE " + where)) {
+            rs.next();
+            return rs.getInt(1) == (copy ? n : 3 * n);
+        } catch (SQLException notYetCreated) {
+            return false;   // the applier creates the table with its first chunk
+        }
+    }
+
+    /** id → the value as PostgreSQL text (UTC for timestamptz); empty if the table is not there. */
+    private static Map<Integer, String> targetValues(ConnectionFactory target, Case k) {
+        Map<Integer, String> out = new HashMap<>();
+        try (Connection c = target.open(); Statement s = c.createStatement()) {
+            s.execute("SET TimeZone = 'UTC'");   // timestamptz text independent of the JVM's zone
+            ResultSet rs = s.executeQuery("SELECT id, v::text FROM public." + k.name());
+            while (rs.next()) {
+                out.put(rs.getInt(1), rs.getString(2));
+            }
+        } catch (SQLException e) {
+            // no table: every row is missing
+        }
+        return out;
+    }
+
+    static String firstCause(String trace) {
+        for (String line : trace.split("\n")) {   // the message naming the column, if there is one
+            int at = line.indexOf("column ");
+            if (line.contains("Exception") && at >= 0) {
+                String m = line.substring(at).trim();
+                return "stopped: " + (m.length() > 200 ? m.substring(0, 200) + "…" : m).replace('|', '/');
+            }
+        }
+        for (String line : trace.split("\n")) {
+            if (line.contains("Exception:") && !line.contains("ConnectException: Exiting") && !line.contains("Tolerance exceeded")) {
+                String m = line.trim();
+                return "failed at runtime: " + (m.length() > 160 ? m.substring(0, 160) + "…" : m).replace('|', '/');
+            }
+        }
+        return "failed at runtime";
+    }
+
+    private List<Cell> compare(ConnectionFactory source, ConnectionFactory target, String schema, Case k, Map<Integer, String> copied,
+                               String copyFailure, Map<Integer, String> streamed, String streamFailure) throws SQLException {
+        List<String> expected = k.expected() != null ? k.expected() : sourceText(source, schema, k);
+        List<String> copyDiffs = new ArrayList<>();
+        List<String> streamDiffs = new ArrayList<>();
+        for (int i = 0; i < k.literals().size(); i++) {
+            String want = expected.get(i);
+            check(k, i, want, copied, i + 1, copyDiffs);
+            check(k, i, want, streamed, i + 1, streamDiffs);
+            check(k, i, want, streamed, STREAM_INSERT + i + 1, streamDiffs);
+            check(k, i, want, streamed, STREAM_UPDATE + i + 1, streamDiffs);
+        }
+        return List.of(new Cell(k.name(), k.sqlType(), "copy", verdict(copyDiffs, copyFailure)),
+                new Cell(k.name(), k.sqlType(), "stream", verdict(streamDiffs, streamFailure)));
+    }
+
+    private static void check(Case k, int i, String want, Map<Integer, String> actual, int id, List<String> diffs) {
+        if (!actual.containsKey(id)) {
+            diffs.add(k.literals().get(i) + " → (row missing)");
+        } else if (!java.util.Objects.equals(want, actual.get(id))) {
+            diffs.add(k.literals().get(i) + " → " + actual.get(id) + " (expected " + want + ")");
+        }
+    }
+
+    private static String verdict(List<String> diffs, String failure) {
+        if (diffs.isEmpty()) {
+            return "identical";
+        }
+        List<String> distinct = diffs.stream().distinct().toList();
+        String list = String.join("; ", distinct).replace('|', '/');
+        return failure != null ? failure + "; " + list : "DIFFERENT: " + list;
+    }
+
+    /** The PostgreSQL source's own text for each literal (the copied rows, ids 1..n). */
+    private static List<String> sourceText(ConnectionFactory source, String schema, Case k) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = source.open(); Statement s = c.createStatement()) {
+            s.execute("SET TimeZone = 'UTC'");
+            ResultSet rs = s.executeQuery("SELECT v::text FROM " + schema + "." + k.name() + " WHERE id <= " + k.literals().size() + " ORDER BY id");
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /** Until a probe update reaches the probe table's change topic, the connector may not stream yet. */
+    static void awaitStreaming(ConnectionFactory source, String schema, String topic) throws Exception {
+        long deadline = System.currentTimeMillis() + 90_000;
+        for (int i = 1; ; i++) {
+            try (Connection c = source.open(); Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE " + schema + ".probe SET n = " + i + " WHERE id = 1");
+            }
+            try {
+                TestServers.consume(topic, 1, Duration.ofSeconds(5));
+                return;
+            } catch (AssertionError e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+            }
+        }
+    }
+}
