@@ -123,6 +123,10 @@ public class ApplierSinkConnector extends SinkConnector {
             problems.add("consumer.override.partition.assignment.strategy must be " + RANGE_ASSIGNOR
                     + " (partition p of a change topic and of its copy topic must go to the same task)");
         }
+        if (!"none".equals(props.get("consumer.override.auto.offset.reset"))) {
+            problems.add("consumer.override.auto.offset.reset must be none (a reset would skip records deleted by retention "
+                    + "before they were applied)");
+        }
         for (String conv : List.of("key.converter", "value.converter")) {
             if (!BYTE_ARRAY_CONVERTER.equals(props.get(conv))) {
                 problems.add(conv + " must be " + BYTE_ARRAY_CONVERTER + " (the task decodes both topics itself)");
@@ -156,8 +160,10 @@ public class ApplierSinkConnector extends SinkConnector {
         Map<String, String> own = new LinkedHashMap<>(applierSettings);
         Map<String, String> names = ApplierSettings.MAPPING.own(own);
         Map<String, String> metrics = WorkerMetrics.SETTINGS.own(own);
+        Map<String, String> kafka = ApplierSettings.KAFKA.own(own);
         own.keySet().removeAll(names.keySet());
         own.keySet().removeAll(metrics.keySet());
+        own.keySet().removeAll(kafka.keySet());
         WorkerMetrics.SETTINGS.parse(metrics, "");   // validated here, carried as written
         Settings.Values v = ApplierSettings.SETTINGS.parse(own, "");
         Settings.Values mapped = ApplierSettings.MAPPING.parse(names, "");
@@ -180,7 +186,8 @@ public class ApplierSinkConnector extends SinkConnector {
         c.put("errors.tolerance", "none");
         c.put("consumer.override.isolation.level", "read_committed");
         c.put("consumer.override.partition.assignment.strategy", RANGE_ASSIGNOR);
-        c.put("consumer.override.auto.offset.reset", "earliest");
+        // Never jump: a stored offset that retention has deleted must stop the task, not skip the lost records.
+        c.put("consumer.override.auto.offset.reset", "none");
         long packet = v.get(ApplierSettings.PACKET_SIZE);
         c.put("consumer.override.fetch.max.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
         c.put("consumer.override.max.partition.fetch.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
@@ -190,6 +197,7 @@ public class ApplierSinkConnector extends SinkConnector {
             c.putAll(mapped.toProperties());
         }
         c.putAll(metrics);
+        c.putAll(kafka);
         return c;
     }
 }

@@ -117,6 +117,7 @@ public class ApplierSinkTask extends SinkTask {
         Map<TopicPart, Long> seek = applier.open(parts(partitions));
         Map<TopicPartition, Long> offsets = new HashMap<>();
         seek.forEach((tp, o) -> offsets.put(new TopicPartition(tp.topic(), tp.partition()), o));
+        RetentionGaps.check(ApplierSettings.KAFKA.parse(ApplierSettings.KAFKA.own(props), "").get(ApplierSettings.KAFKA_BOOTSTRAP), offsets);
         context.offset(offsets);
     }
 
