@@ -123,10 +123,6 @@ public class ApplierSinkConnector extends SinkConnector {
             problems.add("consumer.override.partition.assignment.strategy must be " + RANGE_ASSIGNOR
                     + " (partition p of a change topic and of its copy topic must go to the same task)");
         }
-        if (!"none".equals(props.get("consumer.override.auto.offset.reset"))) {
-            problems.add("consumer.override.auto.offset.reset must be none (a reset would skip records deleted by retention "
-                    + "before they were applied)");
-        }
         for (String conv : List.of("key.converter", "value.converter")) {
             if (!BYTE_ARRAY_CONVERTER.equals(props.get(conv))) {
                 problems.add(conv + " must be " + BYTE_ARRAY_CONVERTER + " (the task decodes both topics itself)");
@@ -186,8 +182,9 @@ public class ApplierSinkConnector extends SinkConnector {
         c.put("errors.tolerance", "none");
         c.put("consumer.override.isolation.level", "read_committed");
         c.put("consumer.override.partition.assignment.strategy", RANGE_ASSIGNOR);
-        // Never jump: a stored offset that retention has deleted must stop the task, not skip the lost records.
-        c.put("consumer.override.auto.offset.reset", "none");
+        // Only for a fresh group: the task seeks every partition on open, after checking the offset is still there
+        // (RetentionGaps; "none" cannot be used, Connect reads a sink consumer's position before the task seeks).
+        c.put("consumer.override.auto.offset.reset", "earliest");
         long packet = v.get(ApplierSettings.PACKET_SIZE);
         c.put("consumer.override.fetch.max.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
         c.put("consumer.override.max.partition.fetch.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));

@@ -16,21 +16,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The check on open that nothing the applier has still to read was deleted by the topics' retention: the offset the
- * task resumes from (from the target's state table) must not be below the partition's log start. Change events below
- * it are changes the target will never see; copy rows below it belong to chunks that can never complete. Either way
- * the table must be copied again, which the message says; reading on from the log start would lose them silently.
+ * The check that nothing the applier has still to read was deleted by the topics' retention: an offset the task
+ * resumes from (on open, from the target's state table; after a hold, the held event) must not be below the
+ * partition's log start. Change events below it are changes the target will never see; copy rows below it belong to
+ * chunks that can never complete. Either way the table must be copied again, which the message says.
+ *
+ * <p>The consumer itself cannot refuse: Connect asks a sink consumer for its position before the task seeks, so
+ * {@code auto.offset.reset=none} fails every fresh start; with {@code earliest} it would read on from the log start,
+ * losing them silently. Hence this check at the two places the task sets a position.
  */
-final class RetentionGaps {
-    private RetentionGaps() {
+final class RetentionGaps implements AutoCloseable {
+    private final String bootstrapServers;
+    private Admin admin;
+
+    RetentionGaps(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers == null || bootstrapServers.isBlank() ? null : bootstrapServers;
     }
 
-    /** Throws naming every partition whose resume offset is below its log start. */
-    static void check(String bootstrapServers, Map<TopicPartition, Long> resumeAt) {
-        if (bootstrapServers == null || bootstrapServers.isBlank() || resumeAt.isEmpty()) {
+    /** Throws naming every partition whose resume offset is below its log start (no check without Kafka access). */
+    void check(Map<TopicPartition, Long> resumeAt) {
+        if (bootstrapServers == null || resumeAt.isEmpty()) {
             return;
         }
-        Map<TopicPartition, Long> start = logStarts(bootstrapServers, resumeAt);
+        Map<TopicPartition, Long> start = logStarts(resumeAt);
         List<String> gaps = new ArrayList<>();
         resumeAt.forEach((tp, offset) -> {
             Long first = start.get(tp);
@@ -49,10 +57,13 @@ final class RetentionGaps {
         }
     }
 
-    private static Map<TopicPartition, Long> logStarts(String bootstrapServers, Map<TopicPartition, Long> parts) {
+    private Map<TopicPartition, Long> logStarts(Map<TopicPartition, Long> parts) {
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         parts.keySet().forEach(tp -> request.put(tp, OffsetSpec.earliest()));
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+        try {
+            if (admin == null) {
+                admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+            }
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> r = admin.listOffsets(request).all().get(60, TimeUnit.SECONDS);
             Map<TopicPartition, Long> out = new HashMap<>();
             r.forEach((tp, info) -> out.put(tp, info.offset()));
@@ -63,6 +74,14 @@ final class RetentionGaps {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("interrupted while reading log start offsets", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (admin != null) {
+            admin.close();
+            admin = null;
         }
     }
 }
