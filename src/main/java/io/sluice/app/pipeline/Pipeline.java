@@ -87,6 +87,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
     public void start() {
         try {
             phase(Phase.CREATING);
+            io.sluice.app.config.TargetPreflight.emptyForFreshCopy(plan);
             runtime = runtimes.apply(plan);
             connectors = ConnectorConfigs.of(plan, runtime.bootstrapServers());
             rateLimit = Long.parseLong(connectors.copier().config().getOrDefault(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), "0"));
