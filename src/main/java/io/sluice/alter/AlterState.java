@@ -26,9 +26,11 @@ import java.util.Optional;
  * @param reverseMapping  the reverse stream's column mapping, {@code new=old} entries joined by {@code ,}
  * @param identityAlways  PostgreSQL: the old table's {@code GENERATED ALWAYS} identity columns, made BY DEFAULT for
  *                        the revert stream and restored by a revert
+ * @param change          the change this run makes ({@link #changeOf}): a later run of the same table finishes or reports
+ *                        this run only when it asks for the same change; a different one must not be taken for done
  */
 record AlterState(TableId table, String runId, String phase, String forward, String reverse, String revertPosition, String reverseMapping,
-                  String identityAlways) {
+                  String identityAlways, String change) {
     static final String TABLE = "sluice_alter";
 
     static void ensure(Connection c, SchemaOps ops) throws SQLException {
@@ -36,12 +38,27 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + name(ops) + " (tbl VARCHAR(400) NOT NULL PRIMARY KEY, run_id VARCHAR(64) NOT NULL, "
                     + "phase VARCHAR(32) NOT NULL, forward_pipeline VARCHAR(200) NOT NULL, reverse_pipeline VARCHAR(200) NOT NULL, "
-                    + "revert_position TEXT, reverse_mapping TEXT, identity_always TEXT, updated_ms BIGINT NOT NULL)");
+                    + "revert_position TEXT, reverse_mapping TEXT, identity_always TEXT, updated_ms BIGINT NOT NULL, alter_change TEXT)");
+        }
+        // A state table made before runs recorded their change lacks the column (no ADD COLUMN IF NOT EXISTS on MySQL).
+        try (Statement s = c.createStatement()) {
+            s.executeQuery("SELECT alter_change FROM " + name(ops) + " WHERE 1 = 0").close();
+        } catch (SQLException missing) {
+            try (Statement s = c.createStatement()) {
+                s.execute("ALTER TABLE " + name(ops) + " ADD COLUMN alter_change TEXT");
+            }
         }
     }
 
+    /** The change an alter makes, as stored: the clause as given, and the declared renames in a stable order. */
+    static String changeOf(AlterOptions o) {
+        StringBuilder sb = new StringBuilder(o.alterClause().trim());
+        new java.util.TreeMap<>(o.renames()).forEach((from, to) -> sb.append("\n-- rename ").append(from).append(" -> ").append(to));
+        return sb.toString();
+    }
+
     static Optional<AlterState> load(Connection c, SchemaOps ops, TableId table) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT run_id, phase, forward_pipeline, reverse_pipeline, revert_position, reverse_mapping, identity_always FROM "
+        try (PreparedStatement ps = c.prepareStatement("SELECT run_id, phase, forward_pipeline, reverse_pipeline, revert_position, reverse_mapping, identity_always, alter_change FROM "
                 + name(ops) + " WHERE tbl = ?")) {
             ps.setString(1, table.toString());
             try (ResultSet rs = ps.executeQuery()) {
@@ -49,7 +66,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
                     return Optional.empty();
                 }
                 return Optional.of(new AlterState(table, rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        nonNull(rs.getString(5)), nonNull(rs.getString(6)), nonNull(rs.getString(7))));
+                        nonNull(rs.getString(5)), nonNull(rs.getString(6)), nonNull(rs.getString(7)), nonNull(rs.getString(8))));
             }
         }
     }
@@ -58,7 +75,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
     void save(Connection c, SchemaOps ops) throws SQLException {
         delete(c, ops, table);
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + name(ops) + " (tbl, run_id, phase, forward_pipeline, reverse_pipeline, "
-                + "revert_position, reverse_mapping, identity_always, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + "revert_position, reverse_mapping, identity_always, updated_ms, alter_change) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             ps.setString(1, table.toString());
             ps.setString(2, runId);
             ps.setString(3, phase);
@@ -68,6 +85,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
             ps.setString(7, reverseMapping);
             ps.setString(8, identityAlways);
             ps.setLong(9, System.currentTimeMillis());
+            ps.setString(10, change);
             ps.executeUpdate();
         }
     }
@@ -80,11 +98,11 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
     }
 
     AlterState withPhase(String p) {
-        return new AlterState(table, runId, p, forward, reverse, revertPosition, reverseMapping, identityAlways);
+        return new AlterState(table, runId, p, forward, reverse, revertPosition, reverseMapping, identityAlways, change);
     }
 
     AlterState withIdentityAlways(java.util.List<String> columns) {
-        return new AlterState(table, runId, phase, forward, reverse, revertPosition, reverseMapping, String.join(",", columns));
+        return new AlterState(table, runId, phase, forward, reverse, revertPosition, reverseMapping, String.join(",", columns), change);
     }
 
     java.util.List<String> identityAlwaysColumns() {
@@ -94,7 +112,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
     AlterState withRevert(String position, Map<String, String> mapping) {
         StringBuilder sb = new StringBuilder();
         mapping.forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ",").append(k).append('=').append(v));
-        return new AlterState(table, runId, phase, forward, reverse, position, sb.toString(), identityAlways);
+        return new AlterState(table, runId, phase, forward, reverse, position, sb.toString(), identityAlways, change);
     }
 
     Map<String, String> reverseColumns() {

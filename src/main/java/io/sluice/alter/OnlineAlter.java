@@ -125,7 +125,7 @@ public final class OnlineAlter {
             String runId = Long.toString(System.currentTimeMillis(), 36);
             StreamPipeline forward = forward(plan, runId, api, kafka);
             StreamPipeline reverse = reverse(names, ShadowNames.pipeline("revert", t, runId), plan.reverseMapping(), api, kafka);
-            AlterState state = new AlterState(t, runId, "streaming", forward.name, reverse.name, "", "", "");
+            AlterState state = new AlterState(t, runId, "streaming", forward.name, reverse.name, "", "", "", AlterState.changeOf(options));
             try (Connection c = db.open()) {
                 state.save(c, ops);
             }
@@ -336,6 +336,9 @@ public final class OnlineAlter {
                 boolean window = st.isPresent() && !st.get().revertPosition().isEmpty();
                 // Without a revert window the state row is written in the switch as well (PostgreSQL: in its transaction).
                 boolean switchedWithout = st.isPresent() && !window && !st.get().phase().equals("streaming");
+                if ((window || switchedWithout) && !st.get().change().equals(AlterState.changeOf(options))) {
+                    throw AlterException.refused(differentChange(names, st.get(), window));
+                }
                 if (window || switchedWithout) {
                     // The switch happened; the run may have died before it retired the forward stream or started the revert one.
                     AlterState done = st.get().phase().equals("streaming") ? st.get() : st.get().withPhase("cut-over");
@@ -356,6 +359,19 @@ public final class OnlineAlter {
             Revert.dropRun(db, ops, st.orElse(null), names, api, kafka);
         }
         return Optional.empty();
+    }
+
+    /**
+     * The refusal for a run asking for another change than the finished one on record: reporting that one as done
+     * would skip this one silently, and running it would need {@code _T_old}, which still holds the table before it.
+     */
+    private String differentChange(ShadowNames names, AlterState done, boolean window) {
+        String earlier = done.change().isEmpty() ? "a change this version did not record" : "\"" + done.change() + "\"";
+        return names.table() + " was already altered by run " + done.runId() + " (" + earlier + "), and " + names.old()
+                + " still holds the table from before it" + (window ? " for its open revert window" : "")
+                + "; this run asks for a different change (\"" + AlterState.changeOf(options) + "\"), which was not made. End the earlier "
+                + "alter first: `sluice alter --table " + names.table() + " --cleanup` drops " + names.old() + (window ? " and closes the "
+                + "revert window (or `--revert` undoes it)" : "") + "; then run this alter again";
     }
 
     private boolean tableExists(TableId t) throws SQLException {

@@ -150,7 +150,9 @@ final class ReplicateCommand implements Callable<Integer> {
                     Thread.sleep(1000);
                 }
                 return ExitCode.INTERRUPTED.code();
-            } catch (InterruptedException | RuntimeException e) {
+            } catch (InterruptedException | RuntimeException | LinkageError e) {
+                // A stop interrupts whatever the thread was doing, class initialisation included (seen: Kafka's logging
+                // set-up interrupted while the broker starts fails as ExceptionInInitializerError): all of it is the stop.
                 if (stop.requested()) {
                     log.info("Stopping on request; running the same command again resumes");
                     return ExitCode.INTERRUPTED.code();
@@ -158,8 +160,16 @@ final class ReplicateCommand implements Callable<Integer> {
                 if (e instanceof CliFailure f) {
                     throw f;
                 }
+                if (e instanceof LinkageError err) {
+                    throw err;
+                }
                 throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + e.getMessage(), e);
             } catch (java.io.IOException e) {
+                if (stop.requested()) {
+                    // e.g. ClosedByInterruptException from a file channel the stop's interrupt closed (broker start-up)
+                    log.info("Stopping on request; running the same command again resumes");
+                    return ExitCode.INTERRUPTED.code();
+                }
                 throw new CliFailure(ExitCode.RUNTIME_FAILURE, "cannot start the HTTP endpoint: " + e.getMessage(), e);
             } finally {
                 if (display != null) {

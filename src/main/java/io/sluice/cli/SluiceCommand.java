@@ -57,7 +57,15 @@ public final class SluiceCommand implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(execute(args));
+        int code = execute(args);
+        if (StopSignal.signalled()) {
+            // Shutdown began with the signal: System.exit would block, and the JVM would exit 143 (SIGTERM) whatever the
+            // command returned. The command has stopped cleanly and printed its last word, so its code is the exit code.
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }
+        System.exit(code);
     }
 
     /** Runs the CLI and returns the exit code (tests call this rather than {@link #main}). */

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Create it on the command's thread; close it when the command is done.
  */
 final class StopSignal implements AutoCloseable {
+    /** Whether a stop signal reached a command in this JVM (then the JVM is already shutting down). */
+    private static final AtomicBoolean SIGNALLED = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicBoolean requested = new AtomicBoolean();
     private final Thread hook;
@@ -20,14 +22,23 @@ final class StopSignal implements AutoCloseable {
         Thread worker = Thread.currentThread();
         hook = new Thread(() -> {
             requested.set(true);
+            SIGNALLED.set(true);
             worker.interrupt();
             try {
-                finished.await(cleanupTime.toMillis(), TimeUnit.MILLISECONDS);
+                if (finished.await(cleanupTime.toMillis(), TimeUnit.MILLISECONDS)) {
+                    // Hold the JVM a little longer so that main exits with the command's code (SluiceCommand.main halts),
+                    // not the signal's: the JVM would exit 143 as soon as the last hook returns.
+                    new CountDownLatch(1).await(10, TimeUnit.SECONDS);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }, "sluice-stop-" + command);
         Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    static boolean signalled() {
+        return SIGNALLED.get();
     }
 
     boolean requested() {

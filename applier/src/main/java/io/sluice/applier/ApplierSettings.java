@@ -109,4 +109,11 @@ public final class ApplierSettings {
      * SETTINGS) is unchanged until it exposes them; the connector reads both groups from its config.
      */
     public static final Settings MAPPING = new Settings("applier-mapping", List.of(TARGET_TABLES, TARGET_COLUMNS));
+
+    public static final Setting<String> KAFKA_BOOTSTRAP = Setting.builder("kafka.bootstrap.servers", SettingType.STRING)
+            .description("The Kafka cluster of the topics, for the task's own check on open that no unapplied record was "
+                    + "deleted by retention; unset skips that check (the consumer still stops on a deleted offset).").build();
+
+    /** The task's own Kafka access, apart from {@link #SETTINGS} like {@link #MAPPING}; set by the pipeline. */
+    public static final Settings KAFKA = new Settings("applier-kafka", List.of(KAFKA_BOOTSTRAP));
 }

@@ -49,6 +49,10 @@ public final class ConfigSchema {
     public static final Setting<Boolean> TARGET_CREATE_TABLES = Setting.builder("create-tables", SettingType.BOOLEAN)
             .defaultValue(true).description("Create missing target tables from the source tables' definitions; "
                     + "when false, every target table must exist.").build();
+    public static final Setting<String> TARGET_EXISTING_ROWS = Setting.builder("existing-rows", SettingType.STRING)
+            .defaultValue("refuse").validator(v -> v.equals("refuse") || v.equals("replace") ? null : "must be refuse or replace")
+            .description("A target table that already holds rows when its copy starts: refuse (name it and stop before anything "
+                    + "is created), or replace (empty it before the copy; its rows are deleted).").build();
 
     /** How long validation waits for any server (databases, Kafka, Connect) to answer. */
     public static final Setting<Duration> CONNECT_TIMEOUT = Setting.builder("connect-timeout", SettingType.DURATION_TYPE)
@@ -123,7 +127,8 @@ public final class ConfigSchema {
     public static final ConfigSection SOURCE = ConfigSection.of("source", "The database to replicate from.",
             new Settings("source", List.of(SOURCE_URL, SOURCE_USER, SOURCE_PASSWORD, SOURCE_HEARTBEAT, CONNECT_TIMEOUT)));
     public static final ConfigSection TARGET = ConfigSection.of("target", "The database to replicate into.",
-            new Settings("target", List.of(TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, TARGET_CREATE_TABLES, CONNECT_TIMEOUT)));
+            new Settings("target", List.of(TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, TARGET_CREATE_TABLES, TARGET_EXISTING_ROWS,
+                    CONNECT_TIMEOUT)));
     public static final ConfigSection TABLES = ConfigSection.of("tables", "Which tables, and how they map to the target.",
             new Settings("tables", List.of(TABLES_INCLUDE, TABLES_EXCLUDE)));
     public static final ConfigSection KAFKA = ConfigSection.of("kafka", "Where the change and copy streams live.",

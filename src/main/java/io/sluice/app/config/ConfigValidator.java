@@ -55,15 +55,29 @@ public final class ConfigValidator {
     private final Catalog catalog;
     private final ServiceChecks services;
 
+    /** Whether the plan is for a run that copies (existing target tables are checked against it), not for verify. */
+    private final boolean forRun;
+
+    /** A validator that does not check existing target tables against the plan ({@link #forRun()} does). */
     public ConfigValidator(Connector connector, Catalog catalog, ServiceChecks services) {
+        this(connector, catalog, services, false);
+    }
+
+    /** The same checks, plus those of existing target tables for a run that copies into them ({@link TargetPreflight}). */
+    public ConfigValidator forRun() {
+        return new ConfigValidator(connector, catalog, services, true);
+    }
+
+    private ConfigValidator(Connector connector, Catalog catalog, ServiceChecks services, boolean forRun) {
         this.connector = connector;
         this.catalog = catalog;
         this.services = services;
+        this.forRun = forRun;
     }
 
     /** JDBC through DriverManager, tables from the driver's metadata, real Kafka/Connect/port checks. */
     public static ConfigValidator standard() {
-        return new ConfigValidator(ConfigValidator::openJdbc, ConfigValidator::listTables, ServiceChecks.standard());
+        return new ConfigValidator(ConfigValidator::openJdbc, ConfigValidator::listTables, ServiceChecks.standard()).forRun();
     }
 
     /**
@@ -232,6 +246,8 @@ public final class ConfigValidator {
                 } catch (PlanException e) {
                     problems.add("target table " + t.target() + " (for " + t.source().id() + "): " + e.getMessage());
                 }
+            } else if (forRun) {
+                problems.addAll(TargetPreflight.check(config, target, t));
             }
             out.add(new PlannedTable(t.source(), t.mapped(), t.target(), t.mapping(), exists, t.estimatedRows()));
         }

@@ -54,7 +54,10 @@ public class ServiceChecks {
                 checkConnect(connect, timeout, problems);
             }
         }
-        if (config.get(ConfigSchema.HTTP, ConfigSchema.HTTP_ENABLED)) {
+        List<String> running = InstanceChecks.check(config);
+        problems.addAll(running);
+        // A port taken by the running instance is no second problem to fix.
+        if (running.isEmpty() && config.get(ConfigSchema.HTTP, ConfigSchema.HTTP_ENABLED)) {
             checkPort(config.get(ConfigSchema.HTTP, ConfigSchema.HTTP_BIND), config.get(ConfigSchema.HTTP, ConfigSchema.HTTP_PORT), problems);
         }
         return problems;

@@ -115,6 +115,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         applier.put(ApplierSettings.PARTITIONS.key(), String.valueOf(partitions));
         applier.put(ApplierSettings.CREATE_TABLES.key(), String.valueOf(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES)));
         applier.putAll(cfg.values(ConfigSchema.APPLIER).toProperties());
+        applier.put(ApplierSettings.KAFKA_BOOTSTRAP.key(), bootstrapServers);   // its check for records lost to retention
         putMappings(plan, applier);
         // One task per partition pair is the applier's most parallel layout (merge.md: a task owns partition p of both topics).
         Map<String, String> sink = ApplierSinkConnector.connectorConfig(applier, partitions);

@@ -87,6 +87,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
     public void start() {
         try {
             phase(Phase.CREATING);
+            io.sluice.app.config.TargetPreflight.emptyForFreshCopy(plan);
             runtime = runtimes.apply(plan);
             connectors = ConnectorConfigs.of(plan, runtime.bootstrapServers());
             rateLimit = Long.parseLong(connectors.copier().config().getOrDefault(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), "0"));
@@ -371,17 +372,31 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
     /** Stops the runtime; connectors, offsets and applier state stay, so the next start resumes. */
     @Override
     public void close() {
-        boolean failed = phase == Phase.FAILED;
-        phase(Phase.STOPPING);
-        if (offsets != null) {
-            offsets.close();
+        // A stop request (Ctrl-C, SIGTERM) interrupts the thread that closes. Kafka's clients throw InterruptException
+        // when closed with the interrupt flag set, and the worker would be cut short; so the flag is set aside until
+        // everything has stopped in order, then restored for the caller.
+        boolean interrupted = Thread.interrupted();
+        try {
+            boolean failed = phase == Phase.FAILED;
+            phase(Phase.STOPPING);
+            if (offsets != null) {
+                try {
+                    offsets.close();
+                } catch (RuntimeException e) {
+                    log.warn("Closing the copy-progress reader failed: {}", e.toString());
+                }
+            }
+            PipelineRuntime r = runtime;
+            if (r != null) {
+                r.close();
+            }
+            phase(failed ? Phase.FAILED : Phase.STOPPED);
+            Metrics.globalRegistry.remove(meters);
+            meters.close();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        PipelineRuntime r = runtime;
-        if (r != null) {
-            r.close();
-        }
-        phase(failed ? Phase.FAILED : Phase.STOPPED);
-        Metrics.globalRegistry.remove(meters);
-        meters.close();
     }
 }

@@ -34,6 +34,7 @@ public final class PipelineRuntime implements AutoCloseable {
     private final Admin admin;
     private final boolean inProcessWorker;
     private final String groupId;
+    private InstanceLock lock;
 
     private PipelineRuntime(EmbeddedKafka kafka, EmbeddedConnect connect, String bootstrapServers, ConnectClient client,
                             Admin admin, boolean inProcessWorker, String groupId) {
@@ -57,8 +58,11 @@ public final class PipelineRuntime implements AutoCloseable {
         EmbeddedKafka kafka = null;
         EmbeddedConnect connect = null;
         Admin admin = null;
+        InstanceLock lock = null;
         try {
             if (servers == null || servers.isBlank()) {
+                // One run per state directory: a second one would fight over the broker's port and log directory.
+                lock = InstanceLock.acquire(Path.of(kafkaSection.get(ConfigSchema.KAFKA_STATE_DIR)).resolve(name), name);
                 Path dir = Path.of(kafkaSection.get(ConfigSchema.KAFKA_STATE_DIR)).resolve(name).resolve("kafka");
                 log.info("Starting the embedded Kafka broker (data in {})", dir.toAbsolutePath());
                 kafka = EmbeddedKafka.builder(dir).port(stablePort(dir)).start();
@@ -67,7 +71,7 @@ public final class PipelineRuntime implements AutoCloseable {
             }
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers));
             if (connectUrl != null) {
-                return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null);
+                return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null).locked(lock);
             }
             log.info("Starting the embedded Kafka Connect worker");
             String group = "sluice-" + name;
@@ -83,13 +87,19 @@ public final class PipelineRuntime implements AutoCloseable {
                         .config("status.storage.replication.factor", "-1");
             }
             connect = worker.start();
-            return new PipelineRuntime(kafka, connect, servers, new ConnectClient(connect.restUrl()), admin, true, group);
+            return new PipelineRuntime(kafka, connect, servers, new ConnectClient(connect.restUrl()), admin, true, group).locked(lock);
         } catch (RuntimeException e) {
             closeQuietly(connect);
             closeQuietly(admin);
             closeQuietly(kafka);
+            closeQuietly(lock);
             throw e;
         }
+    }
+
+    private PipelineRuntime locked(InstanceLock l) {
+        this.lock = l;
+        return this;
     }
 
     /**
@@ -143,6 +153,7 @@ public final class PipelineRuntime implements AutoCloseable {
         closeQuietly(connect);
         closeQuietly(admin);
         closeQuietly(kafka);
+        closeQuietly(lock);
     }
 
     private static void closeQuietly(AutoCloseable c) {

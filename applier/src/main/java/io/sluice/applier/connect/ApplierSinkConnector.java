@@ -156,8 +156,10 @@ public class ApplierSinkConnector extends SinkConnector {
         Map<String, String> own = new LinkedHashMap<>(applierSettings);
         Map<String, String> names = ApplierSettings.MAPPING.own(own);
         Map<String, String> metrics = WorkerMetrics.SETTINGS.own(own);
+        Map<String, String> kafka = ApplierSettings.KAFKA.own(own);
         own.keySet().removeAll(names.keySet());
         own.keySet().removeAll(metrics.keySet());
+        own.keySet().removeAll(kafka.keySet());
         WorkerMetrics.SETTINGS.parse(metrics, "");   // validated here, carried as written
         Settings.Values v = ApplierSettings.SETTINGS.parse(own, "");
         Settings.Values mapped = ApplierSettings.MAPPING.parse(names, "");
@@ -180,6 +182,8 @@ public class ApplierSinkConnector extends SinkConnector {
         c.put("errors.tolerance", "none");
         c.put("consumer.override.isolation.level", "read_committed");
         c.put("consumer.override.partition.assignment.strategy", RANGE_ASSIGNOR);
+        // Only for a fresh group: the task seeks every partition on open, after checking the offset is still there
+        // (RetentionGaps; "none" cannot be used, Connect reads a sink consumer's position before the task seeks).
         c.put("consumer.override.auto.offset.reset", "earliest");
         long packet = v.get(ApplierSettings.PACKET_SIZE);
         c.put("consumer.override.fetch.max.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
@@ -190,6 +194,7 @@ public class ApplierSinkConnector extends SinkConnector {
             c.putAll(mapped.toProperties());
         }
         c.putAll(metrics);
+        c.putAll(kafka);
         return c;
     }
 }

@@ -52,6 +52,9 @@ public class ApplierSinkTask extends SinkTask {
 
     private Applier applier;
     private Map<String, String> props;
+    private RetentionGaps retention;
+    /** Where each held change partition resumes: checked against retention before it does. */
+    private final Map<TopicPartition, Long> heldAt = new HashMap<>();
     private final Set<TopicPartition> assignment = new LinkedHashSet<>();
     private int transientFailures;
     private String pipeline;
@@ -71,6 +74,7 @@ public class ApplierSinkTask extends SinkTask {
         } catch (RuntimeException e) {
             throw new ConnectException(e.getMessage(), e);
         }
+        retention = new RetentionGaps(ApplierSettings.KAFKA.parse(ApplierSettings.KAFKA.own(props), "").get(ApplierSettings.KAFKA_BOOTSTRAP));
         applier = build(props);
         guard(() -> applier.start());
     }
@@ -91,11 +95,17 @@ public class ApplierSinkTask extends SinkTask {
                 TopicPartition tp = new TopicPartition(p.topic(), p.partition());
                 context.offset(tp, offset);
                 context.pause(tp);
+                heldAt.put(tp, offset);
             }
 
             @Override
             public void resume(TopicPart p) {
-                context.resume(new TopicPartition(p.topic(), p.partition()));
+                TopicPartition tp = new TopicPartition(p.topic(), p.partition());
+                Long held = heldAt.remove(tp);
+                if (held != null) {
+                    retention.check(Map.of(tp, held));   // a hold longer than the retention must not skip what it held
+                }
+                context.resume(tp);
             }
         };
         return new Applier(ApplierOptions.from(v), plans, Planner.targetDialect(v, mapping), Planner.target(v),
@@ -119,6 +129,8 @@ public class ApplierSinkTask extends SinkTask {
         Map<TopicPart, Long> seek = applier.open(parts(partitions));
         Map<TopicPartition, Long> offsets = new HashMap<>();
         seek.forEach((tp, o) -> offsets.put(new TopicPartition(tp.topic(), tp.partition()), o));
+        retention.check(offsets);
+        offsets.keySet().forEach(heldAt::remove);
         context.offset(offsets);
     }
 
@@ -235,6 +247,9 @@ public class ApplierSinkTask extends SinkTask {
     public void stop() {
         if (applier != null) {
             applier.close();
+        }
+        if (retention != null) {
+            retention.close();
         }
     }
 
