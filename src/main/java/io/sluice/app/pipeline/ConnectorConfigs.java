@@ -59,8 +59,10 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         String sourceUser = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER));
         String sourcePassword = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD));
 
+        Map<TableId, List<String>> keys = new LinkedHashMap<>();
+        plan.tables().forEach(t -> keys.put(t.source().id(), t.source().keyColumns().stream().map(io.sluice.spi.model.Column::name).toList()));
         StreamSpec spec = new StreamSpec(pipeline, sourceUrl, sourceUser, sourcePassword, tables,
-                cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT), partitions);
+                cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT), partitions, keys);
         Map<String, String> dbz = new LinkedHashMap<>(plan.sourceDialect().debeziumConfig(spec));
         if (dbz.containsKey(HISTORY_TOPIC) && dbz.get(HISTORY_BOOTSTRAP) == null) {
             dbz.put(HISTORY_BOOTSTRAP, bootstrapServers);
