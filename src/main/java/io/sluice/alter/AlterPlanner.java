@@ -39,7 +39,12 @@ final class AlterPlanner {
             } catch (PlanException e) {
                 throw AlterException.refused("cannot alter " + t + " online: " + e.getMessage());
             }
-            List<String> problems = new ArrayList<>();
+            if (source.partitioned()) {
+                throw AlterException.refused("cannot alter " + t + " online: it is a partitioned table, and the shadow table would "
+                        + "be a plain one (CREATE TABLE … LIKE copies no partitioning), so the cut-over would swap its partitions "
+                        + "away. Run the ALTER TABLE on " + t + " directly (PostgreSQL applies it to every partition)");
+            }
+            List<String> problems = new ArrayList<>(dialect.streamProblems(c, null, List.of(source)));
             List<String> incoming = ops.foreignKeys(c, t, true);
             if (!incoming.isEmpty()) {
                 problems.add("foreign keys of other tables reference " + t + " (" + String.join(", ", incoming) + "): they would follow "
@@ -49,6 +54,12 @@ final class AlterPlanner {
             if (!outgoing.isEmpty() && o.foreignKeys() == AlterOptions.Policy.REFUSE) {
                 problems.add(t + " has foreign keys (" + String.join(", ", outgoing) + "), which the new table would not have; "
                         + "allow dropping them (foreign keys: drop) and recreate them after the alter");
+            }
+            List<String> bound = ops.unmovableBindings(c, t);
+            if (!bound.isEmpty()) {
+                problems.add("objects bound to " + t + " would stay with the old table at cut-over (" + String.join(", ", bound)
+                        + "): views and rules would read the old table, policies and publications would not apply to the new "
+                        + "one; drop them before the alter and recreate them after");
             }
             List<String> triggers = ops.triggers(c, t);
             if (!triggers.isEmpty() && o.triggers() == AlterOptions.Policy.REFUSE) {

@@ -14,7 +14,8 @@ import java.time.Duration;
  * LOCK TABLE T IN ACCESS EXCLUSIVE MODE;        -- queries on T now queue behind us
  * pg_current_wal_insert_lsn() → P; wait until every change before P is applied to _T_new (bounded by what is left);
  * ALTER TABLE T RENAME TO _T_old; ALTER TABLE _T_new RENAME TO T;
- * identity back to ALWAYS; sequences carried (ownership, setval); state row;
+ * identity back to ALWAYS; sequences carried (ownership, setval); owner, grants, replica identity, reloptions and
+ * comment carried (PostgresTableBindings); state row;
  * COMMIT;                                        -- the queued queries resolve the name again and find the new T
  * </pre>
  *
@@ -68,6 +69,7 @@ final class PostgresCutOver implements CutOver {
                     throw e;
                 }
                 schema.carryCounters(c, swap.retired(), swap.live());
+                schema.carryBindings(c, swap.retired(), swap.live());
                 hooks.afterRename(c);
                 if (System.nanoTime() > deadline) {
                     c.rollback();

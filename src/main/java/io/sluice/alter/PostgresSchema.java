@@ -175,6 +175,18 @@ final class PostgresSchema implements SchemaOps {
     }
 
     @Override
+    public List<String> unmovableBindings(Connection c, TableId t) throws SQLException {
+        return PostgresTableBindings.unmovable(c, t);
+    }
+
+    @Override
+    public void carryBindings(Connection c, TableId from, TableId to) throws SQLException {
+        for (String sql : PostgresTableBindings.carry(c, this, from, to)) {
+            SchemaOps.exec(c, sql);
+        }
+    }
+
+    @Override
     public boolean isSentry(Connection c, TableId t) {
         return false;   // PostgreSQL's cut-over is one transaction: it leaves nothing half-done behind
     }

@@ -76,6 +76,15 @@ interface SchemaOps {
     /** MariaDB: whether {@code t} is the cut-over sentry (not the old table). */
     boolean isSentry(Connection c, TableId t) throws SQLException;
 
+    /** Objects bound to {@code t} that the swap would leave with the old table and that cannot be carried, named. */
+    default List<String> unmovableBindings(Connection c, TableId t) throws SQLException {
+        return List.of();
+    }
+
+    /** Gives {@code to} what is bound to {@code from} and can be carried (in the cut-over transaction). */
+    default void carryBindings(Connection c, TableId from, TableId to) throws SQLException {
+    }
+
     default void drop(Connection c, TableId t) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + qualified(t));

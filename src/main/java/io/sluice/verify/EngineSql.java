@@ -1,6 +1,7 @@
 package io.sluice.verify;
 
 import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.model.ValueKind;
 
@@ -35,6 +36,11 @@ abstract class EngineSql {
 
     final String table(TableId id) {
         return quote(id.schema()) + "." + quote(id.table());
+    }
+
+    /** The rows of a table as the copier reads them (see {@code Postgres#from}). */
+    String from(TableDef def) {
+        return table(def.id());
     }
 
     /** Applied to every connection of both sides, so equal data renders (and hashes) as equal text. */
@@ -107,6 +113,12 @@ abstract class EngineSql {
         @Override
         String quote(String identifier) {
             return '"' + identifier.replace("\"", "\"\"") + '"';
+        }
+
+        /** A plain table without its inheritance children (their rows are not the table's); a partitioned one whole. */
+        @Override
+        String from(TableDef def) {
+            return def.partitioned() ? table(def.id()) : "ONLY " + table(def.id());
         }
 
         @Override

@@ -45,7 +45,7 @@ final class SideTable implements AutoCloseable {
             quotedKeys.add(sql.quote(c.name()));
             keyParams.add(sql.placeholder(c));
         }
-        this.from = sql.table(def.id());
+        this.from = sql.from(def);
         this.columns = String.join(", ", quotedColumns);
         this.keyColumns = String.join(", ", quotedKeys);
         this.qualifiedColumns = "t." + String.join(", t.", quotedColumns);

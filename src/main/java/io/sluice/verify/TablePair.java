@@ -33,7 +33,7 @@ public record TablePair(TableDef source, TableDef target) {
         for (Column k : source.keyColumns()) {
             key.add(target.column(find(target, k.name(), source)).name());
         }
-        return new TableDef(target.id(), columns, key);
+        return new TableDef(target.id(), columns, key, target.partitioned());
     }
 
     private static int find(TableDef target, String name, TableDef source) {

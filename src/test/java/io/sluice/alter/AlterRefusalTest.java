@@ -176,6 +176,25 @@ class AlterRefusalTest {
     }
 
     /**
+     * A partitioned table's shadow would be a plain table (LIKE copies no partitioning), and a table keyed on a unique
+     * key without a matching replica identity would make the source's own UPDATE and DELETE fail once published:
+     * both refused up front, naming the table and the fix; nothing is created (no shadow, no slot).
+     */
+    @Test
+    void partitionedTablesAndTablesWithoutAReplicaIdentityAreRefused() throws SQLException {
+        exec(db, "CREATE TABLE public.parted (id bigint NOT NULL, day date NOT NULL, PRIMARY KEY (id, day)) PARTITION BY RANGE (day)",
+                "CREATE TABLE public.parted_2024 PARTITION OF public.parted FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
+                "INSERT INTO public.parted VALUES (1, '2024-05-01')",
+                "CREATE TABLE public.uniq (u bigint NOT NULL UNIQUE, v int)");
+        assertThat(refusal(db, alter("parted", "ADD COLUMN x int")).getMessage()).contains("public.parted online: it is a partitioned table")
+                .contains("Run the ALTER TABLE on public.parted directly");
+        assertNothingLeft(db, new TableId("public", "parted"));
+        assertThat(refusal(db, alter("uniq", "ADD COLUMN x int")).getMessage()).contains("public.uniq has no primary key")
+                .contains("ALTER TABLE \"public\".\"uniq\" REPLICA IDENTITY USING INDEX \"uniq_u_key\"");
+        assertNothingLeft(db, new TableId("public", "uniq"));
+    }
+
+    /**
      * The revert window streams the new table's inserts back into the previous one, which cannot take them when the
      * clause dropped a NOT NULL column without a default: refused up front unless the window is off.
      */

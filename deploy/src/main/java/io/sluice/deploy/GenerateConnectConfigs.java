@@ -27,7 +27,7 @@ import java.util.stream.Stream;
 
 /**
  * Generates the connector configs of the deploy files from their Sluice config files, through the code the CLI
- * runs ({@link ConfigLoader}, then {@link ConnectorConfigs#of}), so the files cannot drift from what
+ * runs ({@link ConfigLoader}, then {@link ConnectorConfigs#withoutKeyColumns}), so the files cannot drift from what
  * {@code sluice replicate} posts:
  * <ul>
  *   <li>for every {@code deploy/connect/<pair>/sluice.yaml}: one {@code <connector>.json} per connector (the body
@@ -147,7 +147,7 @@ public final class GenerateConnectConfigs {
                     + "cluster (the copier's admin client and the schema history use it)"));
         }
         ValidatedPlan plan = OfflinePlan.of(config);
-        ConnectorConfigs raw = ConnectorConfigs.of(plan, config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP));
+        ConnectorConfigs raw = ConnectorConfigs.withoutKeyColumns(plan, config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP));
         return new Generated(new ConnectorConfigs(restore(raw.debezium(), refs), withMetrics(restore(raw.copier(), refs)),
                 withMetrics(restore(raw.applier(), refs))), TopicSpec.of(plan));
     }

@@ -22,9 +22,9 @@ import java.util.List;
  *
  * <p>{@code ConnectorConfigs.of} reads the config, the source dialect (for the Debezium config) and the table
  * ids of the plan; it never looks at columns. The columns and key of each table here are therefore a stand-in:
- * one key column named after nothing real. If ConnectorConfigs ever starts to depend on the table shapes, the
- * generated files would show it (GeneratedFilesTest compares them), and a public overload taking table ids
- * instead of a plan would be the clean way out.
+ * one key column named after nothing real, which is why the deploy files are made with
+ * {@code ConnectorConfigs.withoutKeyColumns} (Debezium keys on the primary key). If ConnectorConfigs ever starts to
+ * depend on other parts of the table shapes, the generated files would show it (GeneratedFilesTest compares them).
  *
  * <p>Because no catalog is read, {@code tables.include} must name tables literally ({@code public.accounts});
  * patterns need the source to expand them, which is what {@code sluice replicate --print-connector-configs}

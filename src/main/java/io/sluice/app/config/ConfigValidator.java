@@ -179,6 +179,8 @@ public final class ConfigValidator {
                 problems.add("source table " + id + ": cannot describe it: " + e.getMessage());
             }
         }
+        // What publishing the described tables would do (replica identities, partitions): before any slot exists.
+        problems.addAll(dialect.streamProblems(source, config.pipelineName(), planned.stream().map(PlannedTable::source).toList()));
     }
 
     private static long estimate(SourceDialect dialect, Connection source, TableDef def) {
@@ -226,7 +228,7 @@ public final class ConfigValidator {
         }
         // Key order is the source's key order, not column order.
         List<String> keys = def.keyColumns().stream().map(k -> mapping.targetColumn(k.name())).toList();
-        return new TableDef(def.id(), columns, keys);
+        return new TableDef(def.id(), columns, keys, def.partitioned());
     }
 
     private List<PlannedTable> checkTarget(SluiceConfig config, TargetDialect dialect, Connection target,

@@ -52,6 +52,19 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
      * @param bootstrapServers the Kafka cluster the connectors' own clients use (copier admin, MariaDB schema history)
      */
     public static ConnectorConfigs of(ValidatedPlan plan, String bootstrapServers) {
+        return of(plan, bootstrapServers, true);
+    }
+
+    /**
+     * For a plan made without the source (deploy files): its tables' keys are stand-ins, so the Debezium config names
+     * no key columns and Debezium keys on the primary key. Tables without one need {@link #of(ValidatedPlan, String)}
+     * on a validated plan ({@code sluice replicate --print-connector-configs}).
+     */
+    public static ConnectorConfigs withoutKeyColumns(ValidatedPlan plan, String bootstrapServers) {
+        return of(plan, bootstrapServers, false);
+    }
+
+    private static ConnectorConfigs of(ValidatedPlan plan, String bootstrapServers, boolean keysKnown) {
         SluiceConfig cfg = plan.config();
         String pipeline = cfg.pipelineName();
         int partitions = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_PARTITIONS);
@@ -61,8 +74,12 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         String sourceUser = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER));
         String sourcePassword = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD));
 
+        Map<TableId, List<String>> keys = new LinkedHashMap<>();
+        if (keysKnown) {
+            plan.tables().forEach(t -> keys.put(t.source().id(), t.source().keyColumns().stream().map(io.sluice.spi.model.Column::name).toList()));
+        }
         StreamSpec spec = new StreamSpec(pipeline, sourceUrl, sourceUser, sourcePassword, tables,
-                cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT), partitions);
+                cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT), partitions, keys);
         Map<String, String> dbz = new LinkedHashMap<>(plan.sourceDialect().debeziumConfig(spec));
         // Keys equal under a collation go to one partition, as the copier puts them (KeyEquality).
         Map<String, TableDef> byTopic = new LinkedHashMap<>();

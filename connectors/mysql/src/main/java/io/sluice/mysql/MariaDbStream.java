@@ -1,6 +1,7 @@
 package io.sluice.mysql;
 
 import io.sluice.spi.connect.ChangeEventDecoder;
+import io.sluice.spi.connect.KeyColumns;
 import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.StreamSpec;
@@ -101,6 +102,11 @@ public final class MariaDbStream {
         }
         c.put("transforms.partitionByKey.type", PartitionByKey.class.getName());
         c.put("transforms.partitionByKey." + PartitionByKey.PARTITIONS, String.valueOf(spec.partitions()));
+        if (!spec.keys().isEmpty()) {
+            // Debezium keys each event on the copier's key (not on a key it picks itself), and the transform checks it.
+            c.put("message.key.columns", KeyColumns.debezium(spec.keys()));
+            c.put("transforms.partitionByKey." + PartitionByKey.KEY_COLUMNS, KeyColumns.encode(spec.keys()));
+        }
         c.put("errors.tolerance", "none");
         c.put("poll.interval.ms", "100");   // as PostgresStream: Debezium's 500 ms default is most of the median lag
         return c;

@@ -114,6 +114,7 @@ public class PostgresSourceDialect implements SourceDialect {
     @Override
     public TableDef describe(Connection c, TableId table) throws SQLException {
         List<Column> columns = new ArrayList<>();
+        boolean partitioned = false;
         try (PreparedStatement ps = c.prepareStatement(COLUMNS_SQL)) {
             ps.setString(1, table.schema());
             ps.setString(2, table.table());
@@ -123,6 +124,7 @@ public class PostgresSourceDialect implements SourceDialect {
                     if (!"r".equals(relkind) && !"p".equals(relkind)) {
                         throw new PlanException("table " + table + " is not a table (relkind " + relkind + "): only tables can be copied");
                     }
+                    partitioned = "p".equals(relkind);
                     columns.add(column(table, rs));
                 }
             }
@@ -141,7 +143,12 @@ public class PostgresSourceDialect implements SourceDialect {
                 throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which has no usable order for chunking");
             }
         }
-        return new TableDef(table, columns, key);
+        return new TableDef(table, columns, key, partitioned);
+    }
+
+    @Override
+    public List<String> streamProblems(Connection c, String pipeline, List<TableDef> tables) throws SQLException {
+        return PublishedTables.problems(c, pipeline == null ? null : PostgresStream.publicationName(pipeline), tables);
     }
 
     private static Column column(TableId table, ResultSet rs) throws SQLException {
@@ -237,11 +244,15 @@ public class PostgresSourceDialect implements SourceDialect {
 
     @Override
     public long estimateRows(Connection c, TableDef table) throws SQLException {
+        // A partitioned table has no statistics of its own: its rows are its leaf partitions'.
         try (PreparedStatement ps = c.prepareStatement("""
-                SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE COALESCE(s.n_live_tup, 0) END
-                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                SELECT sum(CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE COALESCE(s.n_live_tup, 0) END)::bigint
+                FROM pg_catalog.pg_class r JOIN pg_catalog.pg_namespace n ON n.oid = r.relnamespace
+                CROSS JOIN LATERAL (SELECT r.oid AS relid WHERE r.relkind <> 'p'
+                                    UNION ALL SELECT t.relid::oid FROM pg_partition_tree(r.oid) t WHERE r.relkind = 'p' AND t.isleaf) m
+                JOIN pg_catalog.pg_class c ON c.oid = m.relid
                 LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid = c.oid
-                WHERE n.nspname = ? AND c.relname = ?""")) {
+                WHERE n.nspname = ? AND r.relname = ?""")) {
             ps.setString(1, table.id().schema());
             ps.setString(2, table.id().table());
             try (ResultSet rs = ps.executeQuery()) {
@@ -268,7 +279,7 @@ public class PostgresSourceDialect implements SourceDialect {
         double percent = Math.min(100.0, 100.0 * wanted / estimate);
         String method = estimate < 1_000_000 ? "BERNOULLI" : "SYSTEM";
         String keys = keyList(table);
-        String sql = "SELECT " + keys + " FROM " + qualified(table.id()) + " TABLESAMPLE " + method
+        String sql = "SELECT " + keys + " FROM " + from(table) + " TABLESAMPLE " + method
                 + " (" + String.format(Locale.ROOT, "%.6f", percent) + ") ORDER BY " + keys;
         List<Object[]> sample = new ArrayList<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
@@ -329,7 +340,7 @@ public class PostgresSourceDialect implements SourceDialect {
             cols.add(PostgresTypes.quote(col.name()));
         }
         String keys = keyList(table);
-        StringBuilder sql = new StringBuilder("SELECT ").append(cols).append(" FROM ").append(qualified(table.id()));
+        StringBuilder sql = new StringBuilder("SELECT ").append(cols).append(" FROM ").append(from(table));
         String params = params(table);
         if (hasLo) {
             sql.append(" WHERE (").append(keys).append(") > (").append(params).append(')');
@@ -381,6 +392,14 @@ public class PostgresSourceDialect implements SourceDialect {
 
     static String qualified(TableId id) {
         return PostgresTypes.quote(id.schema()) + "." + PostgresTypes.quote(id.table());
+    }
+
+    /**
+     * The rows of the table: a partitioned table's are in its partitions; a plain table's are its own, ONLY, because
+     * its inheritance children are other tables whose changes are published under their own names.
+     */
+    static String from(TableDef table) {
+        return table.partitioned() ? qualified(table.id()) : "ONLY " + qualified(table.id());
     }
 
     static String keyList(TableDef table) {

@@ -1,6 +1,7 @@
 package io.sluice.postgres;
 
 import io.sluice.spi.connect.ChangeEventDecoder;
+import io.sluice.spi.connect.KeyColumns;
 import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.StreamSpec;
@@ -75,6 +76,9 @@ public final class PostgresStream {
         c.put("slot.drop.on.stop", "false");
         c.put("publication.name", publicationName(spec.name()));
         c.put("publication.autocreate.mode", "filtered");
+        // A partitioned table's changes are published under its own name, not its partitions' (which Sluice does not
+        // stream); harmless for other tables. A publication that already exists keeps its own setting (PublishedTables checks it).
+        c.put("publish.via.partition.root", "true");
         c.put("table.include.list", includeList(spec.tables()));
         c.put("snapshot.mode", "no_data");
         c.put("log.position.check.enable", "true");
@@ -110,6 +114,11 @@ public final class PostgresStream {
         c.put("transforms", "partitionByKey");
         c.put("transforms.partitionByKey.type", PartitionByKey.class.getName());
         c.put("transforms.partitionByKey." + PartitionByKey.PARTITIONS, String.valueOf(spec.partitions()));
+        if (!spec.keys().isEmpty()) {
+            // Debezium keys each event on the copier's key (not on a key it picks itself), and the transform checks it.
+            c.put("message.key.columns", KeyColumns.debezium(spec.keys()));
+            c.put("transforms.partitionByKey." + PartitionByKey.KEY_COLUMNS, KeyColumns.encode(spec.keys()));
+        }
         c.put("errors.tolerance", "none");
         // Debezium hands a batch to Connect once it is full or after this long: its default 500 ms was a third of
         // the lag p99 at 5k changes/s (docs/benchmarks.md); 100 ms costs more, smaller polls, not more work.

@@ -11,6 +11,7 @@ import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.transforms.Transformation;
 
 import java.net.URLDecoder;
@@ -31,7 +32,11 @@ import java.util.StringJoiner;
  * the converter and on Debezium's schema naming; the copier would have to reproduce those bytes exactly.
  * Hashing the canonical key makes the pairing independent of converters.
  *
- * <p>Records without a Struct key (heartbeats, schema changes) pass through untouched.
+ * <p>Records that are not row changes (heartbeats, logical messages, schema changes) and TRUNCATE events (which
+ * have no key; the applier stops on them) pass through untouched. A row change without a key fails the task: left
+ * to Kafka's partitioner it would land on a partition unrelated to its copy rows. With {@link #KEY_COLUMNS} set
+ * (the copy key of each table, {@link KeyColumns#encode}), a row change whose key fields are not exactly the
+ * copy key's, in order, fails the task too, naming both.
  */
 public class PartitionByKey<R extends ConnectRecord<R>> implements Transformation<R> {
     public static final String PARTITIONS = "partitions";
@@ -39,23 +44,29 @@ public class PartitionByKey<R extends ConnectRecord<R>> implements Transformatio
     public static final String KEY_EQUALITY = "key.equality";
     /** The prefix of this transform's settings in the Debezium connector configs Sluice writes. */
     public static final String CONFIG_PREFIX = "transforms.partitionByKey.";
+    public static final String KEY_COLUMNS = "key.columns";
 
     private static final ConfigDef CONFIG = new ConfigDef().define(PARTITIONS, ConfigDef.Type.INT, ConfigDef.NO_DEFAULT_VALUE,
             ConfigDef.Range.atLeast(1), ConfigDef.Importance.HIGH,
             "Partition count of the change topics; must equal the copy topics' partition count.")
             .define(KEY_EQUALITY, ConfigDef.Type.STRING, "", ConfigDef.Importance.HIGH,
                     "Key columns compared by collation, as topic/column=RULE entries (URL-encoded names, comma-separated); "
-                            + "must match the copier's rules, which come from the same table plan.");
+                            + "must match the copier's rules, which come from the same table plan.")
+            .define(KEY_COLUMNS, ConfigDef.Type.STRING, "", ConfigDef.Importance.HIGH,
+                    "The copy key of each table (schema.table=col:col,…, names percent-encoded); every change event's key must be it.");
 
     private int partitions;
     private Map<String, Map<String, KeyEquality>> equality = Map.of();
+    private Map<TableId, List<String>> keyColumns = Map.of();
     private final Map<String, Map<Schema, KeyPartitioner>> partitioners = new HashMap<>();
+    private final Map<Schema, TableId> checked = new HashMap<>();
 
     @Override
     public void configure(Map<String, ?> configs) {
         Map<String, Object> parsed = CONFIG.parse(configs);
         partitions = (Integer) parsed.get(PARTITIONS);
         equality = parseKeyEquality((String) parsed.get(KEY_EQUALITY));
+        keyColumns = KeyColumns.decode((String) parsed.get(KEY_COLUMNS));
     }
 
     /**
@@ -110,10 +121,19 @@ public class PartitionByKey<R extends ConnectRecord<R>> implements Transformatio
 
     @Override
     public R apply(R record) {
-        if (!(record.key() instanceof Struct key) || record.valueSchema() == null
-                || record.valueSchema().field("op") == null) {
+        if (record.valueSchema() == null || record.valueSchema().field("op") == null || !(record.value() instanceof Struct value)) {
             return record;
         }
+        String op = value.getString("op");
+        if ("t".equals(op) || "m".equals(op)) {
+            return record;
+        }
+        if (!(record.key() instanceof Struct key)) {
+            throw new DataException("change event (op " + op + ") of " + tableOf(value) + " on topic " + record.topic()
+                    + " has no key: Debezium found no key columns for the table, so the event cannot be paired with its copy "
+                    + "rows. Set message.key.columns to the table's copy key (Sluice sets it for the tables it plans)");
+        }
+        checkKey(key.schema(), value);
         Map<String, KeyEquality> rules = equality.getOrDefault(record.topic(), Map.of());
         KeyPartitioner partitioner = partitioners.computeIfAbsent(record.topic(), t -> new HashMap<>())
                 .computeIfAbsent(key.schema(), s -> partitionerFor(s, rules));
@@ -126,6 +146,43 @@ public class PartitionByKey<R extends ConnectRecord<R>> implements Transformatio
         int partition = partitioner.partition(values, partitions);
         return record.newRecord(record.topic(), partition, record.keySchema(), record.key(), record.valueSchema(),
                 record.value(), record.timestamp(), record.headers());
+    }
+
+    /** The key fields must be the copy key's, in order: the partition is a hash of exactly those values. */
+    private void checkKey(Schema keySchema, Struct value) {
+        if (keyColumns.isEmpty()) {
+            return;
+        }
+        TableId table = tableOf(value);
+        if (table.equals(checked.get(keySchema))) {
+            return;
+        }
+        List<String> expected = keyColumns.get(table);
+        List<String> actual = keySchema.fields().stream().map(Field::name).toList();
+        if (expected == null) {
+            throw new DataException("change event of " + table + ", which is not among the tables whose copy key this transform "
+                    + "knows (" + keyColumns.keySet() + ")");
+        }
+        if (!expected.equals(actual)) {
+            throw new DataException("change event of " + table + " is keyed on " + actual + " but the copier's key is " + expected
+                    + ": change and copy records of a row would land on different partitions. Debezium's message.key.columns "
+                    + "must name " + expected + " for " + table);
+        }
+        checked.put(keySchema, table);
+    }
+
+    /** The event's table from its source block: PostgreSQL names the schema, MariaDB/MySQL the database. */
+    static TableId tableOf(Struct value) {
+        Struct source = value.schema().field("source") == null ? null : value.getStruct("source");
+        if (source == null) {
+            return new TableId("?", "?");
+        }
+        String schema = source.schema().field("schema") != null ? source.getString("schema") : null;
+        if (schema == null && source.schema().field("db") != null) {
+            schema = source.getString("db");
+        }
+        String table = source.schema().field("table") == null ? null : source.getString("table");
+        return new TableId(schema == null ? "?" : schema, table == null ? "?" : table);
     }
 
     /** A key-only plan: the partition depends only on the key columns' kinds and values. */

@@ -38,6 +38,17 @@ public interface SourceDialect {
      */
     TableDef describe(Connection connection, TableId table) throws SQLException;
 
+    /**
+     * Problems that streaming these tables (as planned by {@link #describe}) would cause on the source or in the
+     * merge, found before anything is created, each naming the table and the fix: e.g. a table whose change events
+     * cannot carry its copy key, or whose publication would break the application's writes.
+     *
+     * @param pipeline the pipeline whose stream objects (publication) to check, or null for a stream with its own
+     */
+    default List<String> streamProblems(Connection connection, String pipeline, List<TableDef> tables) throws SQLException {
+        return List.of();
+    }
+
     /** A row-count estimate from statistics (for progress and range splitting), never a full count. */
     long estimateRows(Connection connection, TableDef table) throws SQLException;
 

@@ -13,8 +13,19 @@ public final class TableDef {
     private final TableId id;
     private final List<Column> columns;
     private final int[] keyIndexes;
+    private final boolean partitioned;
 
     public TableDef(TableId id, List<Column> columns, List<String> keyColumnNames) {
+        this(id, columns, keyColumnNames, false);
+    }
+
+    /**
+     * @param partitioned the table's rows live in its partitions (a PostgreSQL partitioned table): readers must
+     *                    include them, while a plain table is read without its inheritance children, whose
+     *                    changes are not the table's
+     */
+    public TableDef(TableId id, List<Column> columns, List<String> keyColumnNames, boolean partitioned) {
+        this.partitioned = partitioned;
         this.id = Objects.requireNonNull(id, "id");
         this.columns = List.copyOf(columns);
         if (keyColumnNames.isEmpty()) {
@@ -32,6 +43,11 @@ public final class TableDef {
 
     public TableId id() {
         return id;
+    }
+
+    /** Whether the rows live in partitions of this table (see the constructor). */
+    public boolean partitioned() {
+        return partitioned;
     }
 
     public List<Column> columns() {
@@ -97,6 +113,7 @@ public final class TableDef {
 
     @Override
     public String toString() {
-        return "TableDef[" + id + ", columns=" + columns.size() + ", key=" + keyColumns().stream().map(Column::name).toList() + "]";
+        return "TableDef[" + id + ", columns=" + columns.size() + ", key=" + keyColumns().stream().map(Column::name).toList()
+                + (partitioned ? ", partitioned" : "") + "]";
     }
 }

@@ -1,59 +1,82 @@
 package io.sluice.spi.connect;
 
-import io.sluice.spi.codec.KeyEquality;
-import io.sluice.spi.codec.KeyPartitioner;
-import io.sluice.spi.model.Column;
-import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
-import io.sluice.spi.model.ValueKind;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The transform partitions change events as the copier partitions copy rows, collated key columns included. */
+/**
+ * A change event is partitioned by its key only when that key is the copy key: an event without a key, or keyed on
+ * other columns than the copier's, fails loudly instead of landing on a partition unrelated to its copy rows.
+ */
 class PartitionByKeyTest {
-    static final String TOPIC = "pipe.db.users";
-    static final TableDef USERS = new TableDef(new TableId("db", "users"), List.of(
-            Column.of("tenant", ValueKind.INT, "int", false),
-            new Column("user name", ValueKind.STRING, "varchar", false, 40, 0, "utf8mb4_general_ci"),
-            Column.of("v", ValueKind.INT, "int", true)), List.of("tenant", "user name"));
-    static final Schema KEY = SchemaBuilder.struct().name(TOPIC + ".Key")
-            .field("tenant", Schema.INT32_SCHEMA).field("user name", Schema.STRING_SCHEMA).build();
-    static final Schema VALUE = SchemaBuilder.struct().name(TOPIC + ".Envelope").field("op", Schema.STRING_SCHEMA).build();
 
-    static int partitionOf(PartitionByKey<SourceRecord> t, String topic, int tenant, String user) {
-        Struct key = new Struct(KEY).put("tenant", tenant).put("user name", user);
-        SourceRecord r = new SourceRecord(Map.of(), Map.of(), topic, null, KEY, key, VALUE, new Struct(VALUE).put("op", "c"));
-        return t.apply(r).kafkaPartition();
+    private static final Schema SOURCE = SchemaBuilder.struct().field("schema", Schema.STRING_SCHEMA)
+            .field("table", Schema.STRING_SCHEMA).build();
+    private static final Schema VALUE = SchemaBuilder.struct().field("op", Schema.STRING_SCHEMA).field("source", SOURCE).build();
+
+    private static PartitionByKey<SourceRecord> transform(Map<TableId, List<String>> keys) {
+        PartitionByKey<SourceRecord> t = new PartitionByKey<>();
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put(PartitionByKey.PARTITIONS, 8);
+        config.put(PartitionByKey.KEY_COLUMNS, KeyColumns.encode(keys));
+        t.configure(config);
+        return t;
+    }
+
+    private static SourceRecord event(String op, Struct key) {
+        Struct value = new Struct(VALUE).put("op", op).put("source", new Struct(SOURCE).put("schema", "public").put("table", "two"));
+        return new SourceRecord(Map.of(), Map.of(), "p.public.two", null, key == null ? null : key.schema(), key, VALUE, value);
+    }
+
+    private static Struct key(String... fields) {
+        SchemaBuilder b = SchemaBuilder.struct().name("p.public.two.Key");
+        for (String f : fields) {
+            b.field(f, Schema.INT64_SCHEMA);
+        }
+        Schema s = b.build();
+        Struct k = new Struct(s);
+        for (String f : fields) {
+            k.put(f, 7L);
+        }
+        return k;
     }
 
     @Test
-    void collatedKeysPairWithTheCopiersPartitions() {
-        String setting = PartitionByKey.keyEquality(Map.of(TOPIC, USERS));
-        assertThat(setting).isEqualTo("pipe.db.users/user+name=COLLATED");
-        Map<String, String> dbz = new HashMap<>();
-        PartitionByKey.addKeyEquality(dbz, Map.of(TOPIC, USERS));
-        assertThat(dbz).containsEntry(PartitionByKey.CONFIG_PREFIX + PartitionByKey.KEY_EQUALITY, setting);
+    void anEventKeyedOnTheCopyKeyIsPartitionedByIt() {
+        SourceRecord out = transform(Map.of(new TableId("public", "two"), List.of("c"))).apply(event("u", key("c")));
+        assertThat(out.kafkaPartition()).isBetween(0, 7);
+    }
 
-        PartitionByKey<SourceRecord> t = new PartitionByKey<>();
-        t.configure(Map.of(PartitionByKey.PARTITIONS, "8", PartitionByKey.KEY_EQUALITY, setting));
-        KeyPartitioner copier = new KeyPartitioner(USERS);
-        for (int tenant = 0; tenant < 100; tenant++) {
-            int p = partitionOf(t, TOPIC, tenant, "Alice");
-            assertThat(partitionOf(t, TOPIC, tenant, "alice ")).isEqualTo(p);
-            assertThat(copier.partition(new Object[] {(long) tenant, "ALICE"}, 8)).isEqualTo(p);
-        }
-        // Tables without such columns are untouched: no setting, the plain hash.
-        TableDef plain = new TableDef(new TableId("db", "t"), List.of(Column.of("id", ValueKind.INT, "int", false)), List.of("id"));
-        assertThat(PartitionByKey.keyEquality(Map.of("pipe.db.t", plain))).isEmpty();
-        assertThat(KeyEquality.of(plain).get(0)).isEqualTo(KeyEquality.EXACT);
+    @Test
+    void anEventWithoutAKeyFailsNamingTheTable() {
+        assertThatThrownBy(() -> transform(Map.of()).apply(event("d", null))).isInstanceOf(DataException.class)
+                .hasMessageContaining("public.two").hasMessageContaining("has no key").hasMessageContaining("message.key.columns");
+    }
+
+    @Test
+    void anEventKeyedOnOtherColumnsThanTheCopyKeyFailsNamingBoth() {
+        assertThatThrownBy(() -> transform(Map.of(new TableId("public", "two"), List.of("c"))).apply(event("d", key("a", "b"))))
+                .isInstanceOf(DataException.class)
+                .hasMessageContaining("public.two is keyed on [a, b] but the copier's key is [c]");
+    }
+
+    @Test
+    void truncateEventsAndNamesWithSeparatorsPassThrough() {
+        assertThat(transform(Map.of()).apply(event("t", null)).kafkaPartition()).isNull();
+        Map<TableId, List<String>> odd = Map.of(new TableId("s.x=", "t,1:%"), List.of("c:1", "é,d"));
+        assertThat(KeyColumns.decode(KeyColumns.encode(odd))).isEqualTo(odd);
+        assertThat(KeyColumns.debezium(Map.of(new TableId("public", "a.b"), List.of("c", "d$"))))
+                .isEqualTo("public\\.a\\.b:c,d\\$");
     }
 }
