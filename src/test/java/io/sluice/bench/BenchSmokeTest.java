@@ -26,7 +26,7 @@ class BenchSmokeTest {
         String plugin = System.getProperty("sluice.bench.jdbcSinkPlugin");
         Bench.Options options = new Bench.Options(3000, EnumSet.allOf(Bench.Phase.class), 500, work.resolve("charts"), work,
                 binaryCache(), plugin == null || plugin.isBlank() ? null : Path.of(plugin),
-                ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 1,
+                ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 2,
                 3000, List.of(1000), 500, 1000, List.of(100), List.of(1L << 20), List.of(),
                 1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB");
 
@@ -45,6 +45,9 @@ class BenchSmokeTest {
         assertBaseline(report, "copy PG→PG", "pgcopydb clone", Baselines.find("pgcopydb") != null
                 && report.notes().stream().noneMatch(n -> n.contains("pgcopydb baseline skipped")));
         assertThat(report.notes()).as(report.render()).anySatisfy(n -> assertThat(n).contains("fsync=on", "synchronous_commit=on"));
+        // ABBA: two Sluice runs per copy phase (each into its own target database, each checked), between the baselines.
+        assertThat(report.rows()).as(report.render()).filteredOn(r -> r.what().equals("Sluice end to end"))
+                .hasSize(2).allSatisfy(r -> assertThat(r.detail()).containsPattern("\\) / \\d"));
         assertThat(Files.readString(work.resolve("charts").resolve("sweep-copy.svg"))).startsWith("<svg");
     }
 
