@@ -180,7 +180,7 @@ final class Bench {
             report.add(section, "pgcopydb clone", Report.num(pgcopydbSeconds, 1) + " s", String.format(Locale.ROOT,
                     "%s s per run (--table-jobs 2 --index-jobs 2, index built after the load); %s", joinSecondsOf(tool), pgcopydb.version()));
         }
-        Sluice s = medianRun(runs);
+        Sluice s = meanRun(runs);
         reportSluice(section, s, runs, rows);
         double ratio = s.rowsPerSecond() / rawRate;
         report.add(section, "ratio Sluice / raw", Report.num(ratio, 2) + "×", "copy phase; end to end "
@@ -306,7 +306,7 @@ final class Bench {
             report.add(section, "pgloader", Report.num(pgloaderSeconds, 1) + " s",
                     joinSecondsOf(tool) + " s per run (defaults); " + pgloader.version());
         }
-        Sluice s = medianRun(runs);
+        Sluice s = meanRun(runs);
         reportSluice(section, s, runs, rows);
         report.add(section, "ratio Sluice / plain pipe", Report.num(s.rowsPerSecond() / rawRate, 2) + "×",
                 "copy phase; end to end " + Report.num(rows / s.endToEndSeconds() / rawRate, 2) + "×");
@@ -866,7 +866,7 @@ final class Bench {
         }
     }
 
-    /** The Sluice rows of a copy phase: the median run's copy-phase and end-to-end figures, and every run's times. */
+    /** The Sluice rows of a copy phase: the runs' mean copy-phase and end-to-end figures, and every run's times. */
     private void reportSluice(String section, Sluice s, List<Sluice> runs, long rows) {
         StringBuilder each = new StringBuilder();
         for (Sluice r : runs) {
@@ -890,10 +890,13 @@ final class Bench {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    /** The run with the median end-to-end time (the faster of the two middle ones). */
-    private static Sluice medianRun(List<Sluice> runs) {
-        List<Sluice> sorted = runs.stream().sorted(java.util.Comparator.comparingDouble(Sluice::endToEndSeconds)).toList();
-        return sorted.get((sorted.size() - 1) / 2);
+    /** The runs' mean times (the baselines' two runs are averaged too: neither side gets its better run). */
+    private static Sluice meanRun(List<Sluice> runs) {
+        double seconds = runs.stream().mapToDouble(Sluice::seconds).average().orElse(Double.NaN);
+        double first = runs.stream().mapToDouble(Sluice::firstChunkSeconds).average().orElse(Double.NaN);
+        double endToEnd = runs.stream().mapToDouble(Sluice::endToEndSeconds).average().orElse(Double.NaN);
+        Sluice last = runs.get(runs.size() - 1);
+        return new Sluice(seconds, first, last.rows(), last.peak(), last.pipelineTarget(), endToEnd);
     }
 
     private static String joinSecondsOf(List<Double> seconds) {
