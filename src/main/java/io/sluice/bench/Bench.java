@@ -74,7 +74,8 @@ final class Bench {
                    long sweepCopyRows, List<Integer> sweepChunkRows, long sweepBaseRows, long sweepEvents,
                    List<Integer> sweepRowsPerWrite, List<Long> sweepPacketSizes, List<Integer> sweepRowsPerTransaction,
                    long streamBaseRows, double streamSeconds, long streamEvents, int txnSize, int jdbcSinkBatch,
-                   boolean fullCompare, Map<String, String> copierSettings, Map<String, String> applierSettings) {
+                   boolean fullCompare, Map<String, String> copierSettings, Map<String, String> applierSettings,
+                   String sharedBuffers) {
     }
 
     private final Options o;
@@ -95,7 +96,7 @@ final class Bench {
 
     Report run() {
         env = BenchEnv.start(o.workDir(), o.binaryCache(), o.phases().contains(Phase.COPY_MARIADB), o.jdbcSinkPlugin(), o.mode(),
-                o.partitions());
+                o.partitions(), o.sharedBuffers());
         monitor = new ResourceMonitor();
         cpu = new CpuMeter().server("PG source", env.source.pid()).server("PG target", env.target.pid());
         if (env.mariadb != null) {
@@ -105,6 +106,11 @@ final class Bench {
             report.note(String.format(Locale.ROOT, "machine: %d cores (%s), %d MB RAM; JVM max heap %d MB; %s",
                     Runtime.getRuntime().availableProcessors(), cpuModel(), totalRamMb(), Runtime.getRuntime().maxMemory() >> 20,
                     "all servers, Kafka, Connect and the bench share this machine: compare figures within one run only"));
+            report.note(String.format(Locale.ROOT, "servers: PostgreSQL %s (source and target), %s; production durability: fsync=on, "
+                            + "synchronous_commit=on, full_page_writes=on, shared_buffers=%s%s; broker and Connect worker started in %.1f s",
+                    env.source.version(), env.mariadb == null ? "no MariaDB" : "MariaDB " + env.mariadb.version(), o.sharedBuffers(),
+                    env.mariadb == null ? "" : "; MariaDB innodb_flush_log_at_trx_commit=1, sync_binlog=1, innodb_buffer_pool_size=" + o.sharedBuffers(),
+                    env.startupSeconds));
             for (Phase p : o.phases()) {
                 long t0 = System.nanoTime();
                 log.info("=== phase {} ===", p.label);
@@ -142,27 +148,82 @@ final class Bench {
         try (Connection c = env.source.connect(db)) {
             expected = Accounts.fingerprint(c, "public.accounts", false);
         }
+        Baselines.Tool pgcopydb = pgcopydbUsable(section);
+        // ABBA: baselines, Sluice, Sluice, baselines (with --raw-repeats 1: baselines, Sluice), so a drift of the
+        // machine's load during the phase weighs on both sides alike.
         List<Double> raw = new ArrayList<>();
+        List<Double> tool = new ArrayList<>();
+        List<Sluice> runs = new ArrayList<>();
         raw.add(rawPostgres(db, "public.accounts", rows));
-        Sluice s = sluiceCopy("copypg", env.source, db, new TableId("public", "accounts"), db, rows, o.copierSettings(), true);
-        String verified = verify(section, db, "public.accounts", expected);
-        dropTarget(db, "public.accounts");
+        if (pgcopydb != null) {
+            tool.add(pgcopydbRun(pgcopydb, section, db, expected));
+        }
+        for (int i = 0; i < Math.min(2, o.rawRepeats()); i++) {
+            String name = i == 0 ? "copypg" : "copypg" + (i + 1);
+            String targetDb = i == 0 ? db : db + "_" + (i + 1);
+            env.target.createDatabaseIfAbsent(targetDb);
+            runs.add(sluiceCopy(name, env.source, db, new TableId("public", "accounts"), targetDb, rows, o.copierSettings(), true));
+            verify(section, targetDb, "public.accounts", expected);
+            dropTarget(targetDb, "public.accounts");
+        }
         for (int i = 1; i < o.rawRepeats(); i++) {
+            if (pgcopydb != null) {
+                tool.add(pgcopydbRun(pgcopydb, section, db, expected));
+            }
             raw.add(rawPostgres(db, "public.accounts", rows));
         }
         double rawRate = raw.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
         report.add(section, "raw binary COPY pipe", Report.rate(rawRate) + " rows/s",
                 String.format(Locale.ROOT, "%.1f MB/s; %s s per run (%,d rows)", mb(rawRate), joinSeconds(raw, rows), rows));
+        double pgcopydbSeconds = median(tool);
+        if (pgcopydb != null) {
+            report.add(section, "pgcopydb clone", Report.num(pgcopydbSeconds, 1) + " s", String.format(Locale.ROOT,
+                    "%s s per run (--table-jobs 2 --index-jobs 2, index built after the load); %s", joinSecondsOf(tool), pgcopydb.version()));
+        }
+        Sluice s = meanRun(runs);
+        reportSluice(section, s, runs, rows);
         double ratio = s.rowsPerSecond() / rawRate;
-        report.add(section, "Sluice copier→Kafka→applier", Report.rate(s.rowsPerSecond()) + " rows/s",
-                String.format(Locale.ROOT, "%.1f MB/s; %.1f s end to end (first chunk committed after %.1f s); %s",
-                        mb(s.rowsPerSecond()), s.seconds(), s.firstChunkSeconds(), s.peak()));
-        report.add(section, "ratio Sluice / raw", Report.num(ratio, 2) + "×", "target ≥ 0.6× on 5M rows"
+        report.add(section, "ratio Sluice / raw", Report.num(ratio, 2) + "×", "copy phase; end to end "
+                + Report.num(rows / s.endToEndSeconds() / rawRate, 2) + "×; target ≥ 0.6× on 5M rows"
                 + (rows < 5_000_000 ? " (this run: " + String.format(Locale.ROOT, "%,d", rows) + " rows)" : ""));
-        report.add(section, "target = source", "yes", verified);
+        if (pgcopydb != null) {
+            report.add(section, "ratio Sluice / pgcopydb", Report.num(pgcopydbSeconds / s.endToEndSeconds(), 2) + "×",
+                    "end to end against pgcopydb's whole run (copy phase: " + Report.num(pgcopydbSeconds / s.seconds(), 2) + "×)");
+        }
+        report.add(section, "target = source", "yes", "public.accounts: " + expected.get(0)
+                + " rows, count and every column's sum equal to the source's, for every Sluice run"
+                + (pgcopydb != null ? " and every pgcopydb run" : ""));
         try (Connection c = env.source.connect(db)) {
             Accounts.exec(c, "DROP TABLE public.accounts");
         }
+    }
+
+    /** pgcopydb, when installed and able to dump this source (its pg_dump must be at least the server's major version). */
+    private Baselines.Tool pgcopydbUsable(String section) throws Exception {
+        Baselines.Tool t = Baselines.find("pgcopydb");
+        if (t == null) {
+            report.note(section + ": pgcopydb not installed (apt-get install pgcopydb): its baseline is skipped");
+            return null;
+        }
+        String why = Baselines.pgDumpMismatch(env.source.version());
+        if (why != null) {
+            report.note(section + ": pgcopydb baseline skipped: " + why);
+            return null;
+        }
+        return t;
+    }
+
+    /** One pgcopydb clone into a fresh target database; checks the result and drops it. Returns its wall seconds. */
+    private double pgcopydbRun(Baselines.Tool t, String section, String db, List<String> expected) throws Exception {
+        String targetDb = db + "_pgcopydb";
+        dropDatabase(targetDb);
+        env.target.createDatabaseIfAbsent(targetDb);
+        Window w = new Window();
+        double seconds = Baselines.pgcopydbClone(t, env.source, db, env.target, targetDb, env.workDir, 2);
+        log.info("pgcopydb clone: {} s; {}", Report.num(seconds, 2), w.end());
+        verify(section + " (pgcopydb)", targetDb, "public.accounts", expected);
+        dropDatabase(targetDb);
+        return seconds;
     }
 
     private double rawPostgres(String db, String sourceTable, long rows) throws Exception {
@@ -203,33 +264,75 @@ final class Bench {
         try (Connection c = env.mariadb.connect(db)) {
             expected = Accounts.fingerprint(c, db + ".accounts", true);
         }
+        Baselines.Tool pgloader = Baselines.find("pgloader");
+        if (pgloader == null) {
+            report.note(section + ": pgloader not installed (apt-get install pgloader): its baseline is skipped");
+        }
+        // ABBA, as for PostgreSQL: baselines, Sluice, Sluice, baselines.
         List<Double> raw = new ArrayList<>();
+        List<Double> tool = new ArrayList<>();
+        List<Sluice> runs = new ArrayList<>();
         raw.add(rawMariaDb(db, rows));
-        Sluice s = sluiceCopy("copymaria", env.mariadb, db, new TableId(db, "accounts"), db, rows, o.copierSettings(), true);
-        String verified = verify(section, db, "public.accounts", expected);
-        if (o.fullCompare()) {
-            try (Connection a = env.mariadb.connect(db); Connection b = env.target.connect(db)) {
-                String diff = Accounts.firstDifference(a, db + ".accounts", b, "public.accounts");
-                if (diff != null) {
-                    throw new IllegalStateException("MariaDB source and PostgreSQL target differ: " + diff);
+        if (pgloader != null) {
+            tool.add(pgloaderRun(pgloader, section, db, expected));
+        }
+        for (int i = 0; i < Math.min(2, o.rawRepeats()); i++) {
+            String name = i == 0 ? "copymaria" : "copymaria" + (i + 1);
+            String targetDb = i == 0 ? db : db + "_" + (i + 1);
+            env.target.createDatabaseIfAbsent(targetDb);
+            runs.add(sluiceCopy(name, env.mariadb, db, new TableId(db, "accounts"), targetDb, rows, o.copierSettings(), true));
+            verify(section, targetDb, "public.accounts", expected);
+            if (o.fullCompare()) {
+                try (Connection a = env.mariadb.connect(db); Connection b = env.target.connect(targetDb)) {
+                    String diff = Accounts.firstDifference(a, db + ".accounts", b, "public.accounts");
+                    if (diff != null) {
+                        throw new IllegalStateException("MariaDB source and PostgreSQL target differ: " + diff);
+                    }
                 }
             }
+            dropTarget(targetDb, "public.accounts");
         }
-        dropTarget(db, "public.accounts");
         for (int i = 1; i < o.rawRepeats(); i++) {
+            if (pgloader != null) {
+                tool.add(pgloaderRun(pgloader, section, db, expected));
+            }
             raw.add(rawMariaDb(db, rows));
         }
         double rawRate = raw.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
         report.add(section, "plain pipe SELECT→COPY text", Report.rate(rawRate) + " rows/s",
                 String.format(Locale.ROOT, "%.1f MB/s; %s s per run (%,d rows)", mb(rawRate), joinSeconds(raw, rows), rows));
-        report.add(section, "Sluice copier→Kafka→applier", Report.rate(s.rowsPerSecond()) + " rows/s",
-                String.format(Locale.ROOT, "%.1f MB/s; %.1f s end to end (first chunk committed after %.1f s); %s",
-                        mb(s.rowsPerSecond()), s.seconds(), s.firstChunkSeconds(), s.peak()));
-        report.add(section, "ratio Sluice / plain pipe", Report.num(s.rowsPerSecond() / rawRate, 2) + "×", "");
-        report.add(section, "target = source", "yes", verified);
+        double pgloaderSeconds = median(tool);
+        if (pgloader != null) {
+            report.add(section, "pgloader", Report.num(pgloaderSeconds, 1) + " s",
+                    joinSecondsOf(tool) + " s per run (defaults); " + pgloader.version());
+        }
+        Sluice s = meanRun(runs);
+        reportSluice(section, s, runs, rows);
+        report.add(section, "ratio Sluice / plain pipe", Report.num(s.rowsPerSecond() / rawRate, 2) + "×",
+                "copy phase; end to end " + Report.num(rows / s.endToEndSeconds() / rawRate, 2) + "×");
+        if (pgloader != null) {
+            report.add(section, "ratio Sluice / pgloader", Report.num(pgloaderSeconds / s.endToEndSeconds(), 2) + "×",
+                    "end to end against pgloader's whole run (copy phase: " + Report.num(pgloaderSeconds / s.seconds(), 2) + "×)");
+        }
+        report.add(section, "target = source", "yes", "public.accounts: " + expected.get(0)
+                + " rows, count and every column's sum equal to the source's, for every Sluice run"
+                + (pgloader != null ? " and every pgloader run" : ""));
         try (Connection c = env.mariadb.connect(db)) {
             Accounts.exec(c, "DROP TABLE " + db + ".accounts");
         }
+    }
+
+    /** One pgloader run into a fresh target database (schema named after the source database); checks it, drops it. */
+    private double pgloaderRun(Baselines.Tool t, String section, String db, List<String> expected) throws Exception {
+        String targetDb = db + "_pgloader";
+        dropDatabase(targetDb);
+        env.target.createDatabaseIfAbsent(targetDb);
+        Window w = new Window();
+        double seconds = Baselines.pgloader(t, env.mariadb, db, env.target, targetDb, env.workDir);
+        log.info("pgloader: {} s; {}", Report.num(seconds, 2), w.end());
+        verify(section + " (pgloader)", targetDb, db + ".accounts", expected);
+        dropDatabase(targetDb);
+        return seconds;
     }
 
     private double rawMariaDb(String db, long rows) throws Exception {
@@ -253,7 +356,11 @@ final class Bench {
 
     // ---- Sluice copy ---------------------------------------------------------------------------------
 
-    record Sluice(double seconds, double firstChunkSeconds, long rows, String peak, String pipelineTarget) {
+    /**
+     * One Sluice copy: {@code seconds} from the copier's submission to the last row committed (the copy phase),
+     * {@code endToEndSeconds} from the start of the pipeline's assembly (topics, applier, Debezium, copier).
+     */
+    record Sluice(double seconds, double firstChunkSeconds, long rows, String peak, String pipelineTarget, double endToEndSeconds) {
         double rowsPerSecond() {
             return rows / seconds;
         }
@@ -272,6 +379,7 @@ final class Bench {
                               String targetSchema, long rows, Map<String, String> copierOverrides, Map<String, String> applierOverrides,
                               boolean stream) throws Exception {
         String state = targetSchema.equals("public") ? "sluice" : targetSchema;
+        long launch = System.nanoTime();
         try (SluicePipeline p = new SluicePipeline(env, name, source, sourceDb, table, targetDb, o.partitions())) {
             p.createTopics();
             p.startApplier(name + "-applier", targetSchema, state, applierOverrides);
@@ -289,7 +397,7 @@ final class Bench {
             String peak = w.end();
             double seconds = (t[1] - t0) / 1e9;
             log.info("{}: Sluice copied {} rows in {} s ({} rows/s); {}", name, rows, Report.num(seconds, 2), Report.rate(rows / seconds), peak);
-            return new Sluice(seconds, (t[0] - t0) / 1e9, rows, peak, targetSchema);
+            return new Sluice(seconds, (t[0] - t0) / 1e9, rows, peak, targetSchema, (t[1] - launch) / 1e9);
         }
     }
 
@@ -755,6 +863,54 @@ final class Bench {
 
         String end() {
             return monitor.peak() + "; " + cpu.end();
+        }
+    }
+
+    /** The Sluice rows of a copy phase: the runs' mean copy-phase and end-to-end figures, and every run's times. */
+    private void reportSluice(String section, Sluice s, List<Sluice> runs, long rows) {
+        StringBuilder each = new StringBuilder();
+        for (Sluice r : runs) {
+            each.append(each.length() == 0 ? "" : " / ").append(Report.num(r.endToEndSeconds(), 1)).append(" (")
+                    .append(Report.num(r.seconds(), 1)).append(')');
+        }
+        report.add(section, "Sluice copier→Kafka→applier", Report.rate(s.rowsPerSecond()) + " rows/s",
+                String.format(Locale.ROOT, "%.1f MB/s; copy phase %.1f s (copier submission → last row committed, first chunk "
+                                + "after %.1f s); %s", mb(s.rowsPerSecond()), s.seconds(), s.firstChunkSeconds(), s.peak()));
+        report.add(section, "Sluice end to end", Report.num(s.endToEndSeconds(), 1) + " s", String.format(Locale.ROOT,
+                "pipeline assembly (topics, applier, Debezium, copier) → every row committed; per run, end to end (copy phase): %s s; "
+                        + "a `sluice replicate` launch adds the JVM and broker/Connect start-up, %.1f s in this run", each, env.startupSeconds));
+    }
+
+    private static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** The runs' mean times (the baselines' two runs are averaged too: neither side gets its better run). */
+    private static Sluice meanRun(List<Sluice> runs) {
+        double seconds = runs.stream().mapToDouble(Sluice::seconds).average().orElse(Double.NaN);
+        double first = runs.stream().mapToDouble(Sluice::firstChunkSeconds).average().orElse(Double.NaN);
+        double endToEnd = runs.stream().mapToDouble(Sluice::endToEndSeconds).average().orElse(Double.NaN);
+        Sluice last = runs.get(runs.size() - 1);
+        return new Sluice(seconds, first, last.rows(), last.peak(), last.pipelineTarget(), endToEnd);
+    }
+
+    private static String joinSecondsOf(List<Double> seconds) {
+        StringBuilder sb = new StringBuilder();
+        for (double v : seconds) {
+            sb.append(sb.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.1f", v));
+        }
+        return sb.toString();
+    }
+
+    /** Drops a target database a baseline tool loaded (it may still hold the tool's sessions: they are ended). */
+    private void dropDatabase(String name) throws SQLException {
+        try (Connection t = env.target.connect("postgres")) {
+            Accounts.exec(t, "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
         }
     }
 

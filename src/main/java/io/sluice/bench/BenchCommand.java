@@ -16,8 +16,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code sluice bench}: starts its own servers (PostgreSQL source and target, MariaDB, Kafka, Connect), creates its
- * own data, and measures Sluice against baselines taken in the same run: the raw binary COPY pipe for the copy,
- * Debezium's JDBC sink for the change stream. Prints a table of figures and ratios and writes the sweep charts.
+ * own data, and measures Sluice against baselines taken in the same run: the raw binary COPY pipe, pgcopydb and pgloader
+ * (when installed) for the copy, Debezium's JDBC sink for the change stream. Prints a table of figures and ratios and writes the sweep charts.
  * Figures are only comparable within one run: everything shares one machine. See docs/benchmarks.md.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
@@ -105,6 +105,10 @@ public final class BenchCommand implements Callable<Integer> {
             + "(repeatable), e.g. --applier-set commit.interval=200ms.")
     Map<String, String> applierSettings = new LinkedHashMap<>();
 
+    @Option(names = "--shared-buffers", defaultValue = "2GB", description = "shared_buffers of both PostgreSQL servers and MariaDB's "
+            + "InnoDB buffer pool (default ${DEFAULT-VALUE}, as on the reference machine; lower it where memory is short).")
+    String sharedBuffers;
+
     @Option(names = "--full-compare", description = "Also compare targets with sources row by row (default: when --rows ≤ 100000).")
     Boolean fullCompare;
 
@@ -123,7 +127,7 @@ public final class BenchCommand implements Callable<Integer> {
                 ServerMode.parse(servers, "--servers"), partitions, mariaDbRows != null ? mariaDbRows : rows, Math.max(1, rawRepeats),
                 sweepCopyRows != null ? sweepCopyRows : Math.min(rows, 500_000), sweepChunkRows, sweepBaseRows, sweepEvents,
                 sweepRowsPerWrite, packets, sweepRowsPerTransaction, streamBaseRows, streamSeconds, streamEvents, txnSize, jdbcSinkBatch,
-                fullCompare != null ? fullCompare : rows <= 100_000, copierSettings, applierSettings);
+                fullCompare != null ? fullCompare : rows <= 100_000, copierSettings, applierSettings, sharedBuffers);
         Report report = new Bench(options).run();
         System.out.println();
         System.out.println(report.render());

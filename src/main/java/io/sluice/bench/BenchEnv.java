@@ -19,7 +19,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,6 +42,8 @@ final class BenchEnv implements AutoCloseable {
     EmbeddedKafka kafka;
     EmbeddedConnect connect;
     boolean jdbcSink;
+    /** Seconds to start the broker and the Connect worker (what a `sluice replicate` launch also pays, the servers aside). */
+    double startupSeconds;
     private final List<AutoCloseable> started = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -47,23 +51,26 @@ final class BenchEnv implements AutoCloseable {
         this.workDir = workDir;
     }
 
-    static BenchEnv start(Path workDir, Path binaryCache, boolean needMariaDb, Path jdbcSinkPlugin, ServerMode mode, int partitions) {
+    static BenchEnv start(Path workDir, Path binaryCache, boolean needMariaDb, Path jdbcSinkPlugin, ServerMode mode, int partitions,
+                          String sharedBuffers) {
         BenchEnv env = new BenchEnv(workDir.toAbsolutePath().normalize());
         try {
             Files.createDirectories(env.workDir);
             Path binaries = binaryCache != null ? binaryCache.toAbsolutePath().normalize() : env.workDir.resolve("binaries");
             long t0 = System.nanoTime();
-            // The source commits synchronously, as a production primary does: with the launcher's default
-            // synchronous_commit=off a commit reaches logical decoding only at the next WAL writer flush (up to
-            // wal_writer_delay, 200 ms, later), which would be counted as replication lag. fsync stays off.
-            env.source = env.keep(EmbeddedPostgres.builder(env.workDir.resolve("pg-source")).mode(mode).binaryCache(binaries)
-                    .reuseData(false).setting("max_wal_size", "4GB").setting("synchronous_commit", "on").start());
-            env.target = env.keep(EmbeddedPostgres.builder(env.workDir.resolve("pg-target")).mode(mode).binaryCache(binaries)
-                    .reuseData(false).setting("max_wal_size", "4GB").start());
+            // Production durability on every server (fsync, synchronous commit, full-page writes; InnoDB flushing
+            // at each commit, binlog synced), as users run them: the launcher's relaxed defaults would flatter
+            // every tool alike and hide the cost of the target's WAL. Memory as given by --shared-buffers.
+            env.source = env.keep(production(EmbeddedPostgres.builder(env.workDir.resolve("pg-source")), sharedBuffers).mode(mode)
+                    .binaryCache(binaries).reuseData(false).start());
+            env.target = env.keep(production(EmbeddedPostgres.builder(env.workDir.resolve("pg-target")), sharedBuffers).mode(mode)
+                    .binaryCache(binaries).reuseData(false).start());
             if (needMariaDb) {
                 env.mariadb = env.keep(EmbeddedMariaDb.builder(env.workDir.resolve("mariadb")).mode(mode).binaryCache(binaries)
-                        .reuseData(false).setting("innodb-buffer-pool-size", "256M").start());
+                        .reuseData(false).setting("innodb-buffer-pool-size", sharedBuffers.toUpperCase(java.util.Locale.ROOT).replace("B", ""))
+                        .setting("innodb-flush-log-at-trx-commit", "1").setting("sync-binlog", "1").start());
             }
+            long brokerStart = System.nanoTime();
             Path kafkaDir = env.workDir.resolve("kafka");
             Bench.deleteRecursively(kafkaDir);
             // With several sink tasks per connector, let the first consumer wait for the others (Kafka's own default,
@@ -84,6 +91,7 @@ final class BenchEnv implements AutoCloseable {
                 env.jdbcSink = onClassPath(JDBC_SINK_CLASS);
             }
             env.connect = env.keep(worker.start());
+            env.startupSeconds = (System.nanoTime() - brokerStart) / 1e9;
             log.info("Bench environment up in {} s: {}, {}{}, Kafka {}, Connect {}; Debezium JDBC sink {}",
                     TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), env.source, env.target,
                     env.mariadb == null ? "" : ", " + env.mariadb, env.kafka.bootstrapServers(), env.connect.restUrl(),
@@ -93,6 +101,22 @@ final class BenchEnv implements AutoCloseable {
             env.close();
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
+    }
+
+    /** The PostgreSQL settings of the bench's servers; see docs/benchmarks.md ("Servers run with production durability"). */
+    static Map<String, String> productionSettings(String sharedBuffers) {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("fsync", "on");
+        s.put("synchronous_commit", "on");
+        s.put("full_page_writes", "on");
+        s.put("shared_buffers", sharedBuffers);
+        s.put("max_wal_size", "4GB");
+        return s;
+    }
+
+    private static EmbeddedPostgres.Builder production(EmbeddedPostgres.Builder b, String sharedBuffers) {
+        productionSettings(sharedBuffers).forEach(b::setting);
+        return b;
     }
 
     private <T extends AutoCloseable> T keep(T resource) {

@@ -66,6 +66,9 @@ final class CpuMeter {
             m.put("JVM", sun.getProcessCpuTime() / 1e9);
         }
         servers.forEach((name, ticks) -> m.put(name, ticks.getAsLong() / TICKS));
+        // The baseline tools (pgcopydb, pgloader and their pg_dump/pg_restore) run as children of this JVM: once
+        // reaped, their CPU shows in its cutime + cstime, which getProcessCpuTime does not include.
+        m.put("baseline tools", reapedChildTicks() / TICKS);
         return m;
     }
 
@@ -102,6 +105,17 @@ final class CpuMeter {
             todo.addAll(children.getOrDefault(pid, List.of()));
         }
         return total;
+    }
+
+    /** CPU ticks of this JVM's children that have exited and been reaped (cutime + cstime). */
+    static long reapedChildTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[13]) + Long.parseLong(f[14]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     /** Busy ticks of the whole machine (all CPUs: everything but idle and iowait). */

@@ -29,6 +29,10 @@ final class Report {
         return failures.isEmpty();
     }
 
+    synchronized List<String> notes() {
+        return List.copyOf(notes);
+    }
+
     synchronized List<Row> rows() {
         return List.copyOf(rows);
     }

@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code sluice bench} at a tiny size: every phase runs on real servers and every target ends equal to its
  * source (the bench checks count and column sums, and here row by row). Nothing about speed is asserted.
- * The Debezium JDBC sink baseline runs when {@code -Dsluice.bench.jdbcSinkPlugin=DIR} names its plugin
+ * pgcopydb and pgloader run when installed (pgcopydb only where the PATH's pg_dump can dump the servers, e.g.
+ * with {@code -Dsluice.test.servers=installed}); otherwise the bench notes the skip. The Debezium JDBC sink baseline runs when {@code -Dsluice.bench.jdbcSinkPlugin=DIR} names its plugin
  * directory (or the connector is on the class path); otherwise the bench skips it and says so.
  */
 class BenchSmokeTest {
@@ -25,9 +26,9 @@ class BenchSmokeTest {
         String plugin = System.getProperty("sluice.bench.jdbcSinkPlugin");
         Bench.Options options = new Bench.Options(3000, EnumSet.allOf(Bench.Phase.class), 500, work.resolve("charts"), work,
                 binaryCache(), plugin == null || plugin.isBlank() ? null : Path.of(plugin),
-                ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 1,
+                ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 2,
                 3000, List.of(1000), 500, 1000, List.of(100), List.of(1L << 20), List.of(),
-                1000, 2, 1000, 10, 500, true, Map.of(), Map.of());
+                1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB");
 
         Report report = new Bench(options).run();
 
@@ -38,7 +39,31 @@ class BenchSmokeTest {
         assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: copy"));
         assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: apply"));
         assertThat(work.resolve("charts").resolve("sweep-apply.svg")).exists();
+        // The baselines a user would pick instead run in the same command when installed, each checked like
+        // Sluice's target (the bench fails a phase whose baseline target differs from its source); else a note.
+        assertBaseline(report, "copy MariaDB→PG", "pgloader", Baselines.find("pgloader") != null);
+        assertBaseline(report, "copy PG→PG", "pgcopydb clone", Baselines.find("pgcopydb") != null
+                && report.notes().stream().noneMatch(n -> n.contains("pgcopydb baseline skipped")));
+        assertThat(report.notes()).as(report.render()).anySatisfy(n -> assertThat(n).contains("fsync=on", "synchronous_commit=on"));
+        // ABBA: two Sluice runs per copy phase (each into its own target database, each checked), between the baselines.
+        assertThat(report.rows()).as(report.render()).filteredOn(r -> r.what().equals("Sluice end to end"))
+                .hasSize(2).allSatisfy(r -> assertThat(r.detail()).containsPattern("\\) / \\d"));
         assertThat(Files.readString(work.resolve("charts").resolve("sweep-copy.svg"))).startsWith("<svg");
+    }
+
+    private static void assertBaseline(Report report, String section, String tool, boolean runs) {
+        if (runs) {
+            assertThat(report.rows()).as(report.render()).anySatisfy(r -> {
+                assertThat(r.section()).isEqualTo(section);
+                assertThat(r.what()).isEqualTo("ratio Sluice / " + tool.split(" ")[0]);
+            });
+            assertThat(report.rows()).as(report.render()).anySatisfy(r -> {
+                assertThat(r.what()).isEqualTo(tool);
+                assertThat(r.detail()).contains(Baselines.find(tool.split(" ")[0]).version());
+            });
+        } else {
+            assertThat(report.notes()).as(report.render()).anySatisfy(n -> assertThat(n).contains(section, tool.split(" ")[0], "skipped"));
+        }
     }
 
     /** The test harness's shared binary cache (target/test-binaries of the outermost project), as io.sluice.testkit uses. */
