@@ -18,7 +18,8 @@ import java.time.OffsetDateTime;
  * values into other stand-ins (finite dates hundreds of millennia away, 86 400 000 000 µs). The key's partition
  * and its place among the chunks would then depend on which path carried it, so such a key cannot be merged
  * exactly: it stops the copy, naming the table, column and value. ({@code numeric 'NaN'} already cannot be read
- * as a BigDecimal and stops it the same way.)
+ * as a BigDecimal and stops it the same way.) A {@code timestamptz} infinity is {@code Instant.MAX/MIN} in the row
+ * model ({@link PgSpecialTimes}).
  */
 final class SpecialKeyValues {
     private static final Instant TZ_MAX = OffsetDateTime.MAX.toInstant();
@@ -40,10 +41,12 @@ final class SpecialKeyValues {
         if (value == null) {
             return null;
         }
-        if (value.equals(LocalDateTime.MAX) || value.equals(LocalDate.MAX) || value.equals(TZ_MAX)) {
+        if (value.equals(LocalDateTime.MAX) || value.equals(LocalDate.MAX) || value.equals(TZ_MAX)
+                || value.equals(Instant.MAX)) {
             return "'infinity'";
         }
-        if (value.equals(LocalDateTime.MIN) || value.equals(LocalDate.MIN) || value.equals(TZ_MIN)) {
+        if (value.equals(LocalDateTime.MIN) || value.equals(LocalDate.MIN) || value.equals(TZ_MIN)
+                || value.equals(Instant.MIN)) {
             return "'-infinity'";
         }
         if (value.equals(LocalTime.MAX)) {
