@@ -116,6 +116,9 @@ class CopierDebeziumPartitionTest {
         c.put("table.include.list", "public.typed");
         c.put("snapshot.mode", "initial");
         c.put("decimal.handling.mode", "precise");
+        // As the pipeline's config (PostgresStream): unconstrained numerics keep their scale, as the copy reads them.
+        c.put("converters", "sluiceNumeric");
+        c.put("sluiceNumeric.type", "io.sluice.postgres.PgNumericConverter");
         c.put("key.converter", JsonConverter.class.getName());
         c.put("value.converter", JsonConverter.class.getName());
         c.put("transforms", "partition");
