@@ -16,6 +16,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,7 +114,10 @@ final class TestCopier {
                     }
                 }
                 session.end(c);
-                boolean last = rows.size() < chunkRows;
+                // As the real Chunker: a full chunk ending exactly on the range's end is its last, or the next chunk
+                // would be the empty interval (hi, hi], which the applier rightly refuses as overlapping.
+                boolean last = rows.size() < chunkRows
+                        || (rangeHi != null && Arrays.deepEquals(def.keyOf(rows.get(rows.size() - 1)), rangeHi));
                 Object[] hi = last ? rangeHi : def.keyOf(rows.get(rows.size() - 1));
                 List<List<Object[]>> byPartition = new ArrayList<>();
                 for (int p = 0; p < partitions; p++) {
