@@ -20,6 +20,10 @@ import java.util.Properties;
  * {@code Decimal} for {@code numeric(p,s)}, {@code io.debezium.data.VariableScaleDecimal} for {@code numeric}),
  * and stops the stream on a special value, naming the table and column, since the row model and the other
  * target engines have no place for it.
+ *
+ * <p>A NOT NULL column can still arrive without a value: the old row of a DELETE under {@code REPLICA IDENTITY
+ * DEFAULT} carries only the key. Debezium's own converters put a stand-in there (a required field cannot be null);
+ * this one does the same with zero. The applier reads only the key of a DELETE, so the stand-in is never written.
  */
 public class PgNumericConverter implements CustomConverter<SchemaBuilder, RelationalColumn> {
     static final String VARIABLE_SCALE = "io.debezium.data.VariableScaleDecimal";
@@ -47,7 +51,8 @@ public class PgNumericConverter implements CustomConverter<SchemaBuilder, Relati
             if (column.isOptional()) {
                 schema.optional();
             }
-            registration.register(schema, v -> v == null ? null : exact(v, where).setScale(scale));
+            BigDecimal absent = column.isOptional() ? null : BigDecimal.ZERO.setScale(scale);
+            registration.register(schema, v -> v == null ? absent : exact(v, where).setScale(scale));
         } else {
             SchemaBuilder schema = variableScale();
             if (column.isOptional()) {
@@ -55,10 +60,10 @@ public class PgNumericConverter implements CustomConverter<SchemaBuilder, Relati
             }
             Schema built = column.isOptional() ? VARIABLE_SCALE_OPTIONAL : VARIABLE_SCALE_SCHEMA;
             registration.register(schema, v -> {
-                if (v == null) {
+                if (v == null && column.isOptional()) {
                     return null;
                 }
-                BigDecimal d = exact(v, where);
+                BigDecimal d = v == null ? BigDecimal.ZERO : exact(v, where);
                 return new Struct(built).put("scale", d.scale()).put("value", d.unscaledValue().toByteArray());
             });
         }
