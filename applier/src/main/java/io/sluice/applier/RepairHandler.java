@@ -63,11 +63,7 @@ final class RepairHandler {
             if (read != null) {
                 write(c, ps, keys, read);
             }
-            long resume = ps.resumeCopyOffset(r.offset() + 1);
-            state.fence(c, ps.plan.def(), ps.partition, ps.generation);
-            state.saveCopyProgress(c, ps.plan.def(), ps.partition, resume, ps.rangesEnded);
-            c.commit();
-            ps.copyOffset = resume;
+            state.commitCopyProgress(c, ps, r.offset() + 1);
         } catch (SQLException | RuntimeException e) {
             pool.discard(c);
             throw e;

@@ -217,6 +217,19 @@ final class StateStore {
         }
     }
 
+    /**
+     * Commits the partition's copy progress up to {@code nextOffset} (everything before it handled) in {@code c}'s
+     * transaction, fenced, then moves the in-memory offset: the one way a copy message without rows of its own
+     * (range end, repair) advances the copy offset.
+     */
+    void commitCopyProgress(Connection c, PartitionState ps, long nextOffset) throws SQLException {
+        long resume = ps.resumeCopyOffset(nextOffset);
+        fence(c, ps.plan.def(), ps.partition, ps.generation);
+        saveCopyProgress(c, ps.plan.def(), ps.partition, resume, ps.rangesEnded);
+        c.commit();
+        ps.copyOffset = resume;
+    }
+
     void saveCopyProgress(Connection c, TableDef table, int part, long copyOffset, TreeSet<Integer> rangesEnded) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + state + " SET copy_offset = ?, ranges_ended = ?, updated_ms = ? "
                 + "WHERE pipeline = ? AND source_table = ? AND part = ?")) {
