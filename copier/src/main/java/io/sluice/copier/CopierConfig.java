@@ -58,8 +58,9 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
                     + "rather than buffered whole by the driver.").build();
     public static final Setting<Integer> PARALLELISM = Setting.builder("parallelism", SettingType.INT)
             .defaultValue(Runtime.getRuntime().availableProcessors()).unit("workers").validator(Setting.atLeast(1))
-            .description("Ranges copied at once in-process (default: the machine's core count; one copy stream already "
-                    + "keeps ~1.5 cores busy). The Connect connector uses tasks.max instead.").build();
+            .description("Copier tasks, each copying one range at a time: replicate gives the copier connector this "
+                    + "tasks.max (default: the machine's core count; one copy stream already keeps ~1.5 cores busy). "
+                    + "A connector written by hand sets tasks.max itself.").build();
     public static final Setting<Long> SPLIT_MIN_ROWS = Setting.builder("split.min.rows", SettingType.LONG)
             .defaultValue(2_000_000L).unit("rows").validator(Setting.atLeastLong(1))
             .description("Tables whose estimated row count is at least this are split into key ranges copied in parallel; "

@@ -94,10 +94,10 @@ class SourceLoadTest {
     static CompletableFuture<Run> copyAsync(Source src, ConnectionFactory factory, TableId id, Throttler throttler) {
         return CompletableFuture.supplyAsync(() -> {
             AtomicLong first = new AtomicLong();
-            Copier copier = new Copier(CopierTest.config(50, Map.of("parallelism", 1)), src.dialect, factory, 1, throttler,
-                    new SimpleMeterRegistry(), (chunk, records) -> first.compareAndSet(0, System.nanoTime()));
+            Copier copier;
             try {
-                copier.run(copier.plan(List.of(id)), r -> null);
+                copier = CopyRun.copy(CopierTest.config(50, Map.of("parallelism", 1)), src.dialect, factory, 1, throttler,
+                        new SimpleMeterRegistry(), List.of(id), (chunk, records) -> first.compareAndSet(0, System.nanoTime()));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
