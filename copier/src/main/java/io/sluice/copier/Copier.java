@@ -14,6 +14,11 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The copier of one worker, free of any framework: it walks the ranges assigned to it one chunk per
@@ -24,7 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * one Kafka transaction together with the range's offset; tests drive the same object directly. Keeping the
  * loop here, not in the task, is what lets both run the same code.
  *
- * <p>Not thread-safe: one worker thread calls {@link #next()}; {@link #close()} may come from another.
+ * <p>Not thread-safe: one worker thread calls {@link #next()}; {@link #close()} may come from another. The
+ * read-ahead thread only ever holds the chunker of the range at the head of the queue while the caller waits.
  */
 public final class Copier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Copier.class);
@@ -87,6 +93,9 @@ public final class Copier implements AutoCloseable {
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final Deque<Work> queue = new ArrayDeque<>();
     private final Map<TableId, CopierMetrics> metrics = new ConcurrentHashMap<>();
+    private final boolean readAhead;
+    private ExecutorService reader;
+    private Future<Copied> ahead;
     private boolean gateOpen;
     private long nextGateLog;
     private volatile boolean closed;
@@ -104,6 +113,7 @@ public final class Copier implements AutoCloseable {
         this.gate = gate;
         this.registry = registry;
         this.throttler = configuredThrottlers(extra);
+        this.readAhead = config.readAhead();
     }
 
     private Throttler configuredThrottlers(Throttler extra) {
@@ -153,9 +163,16 @@ public final class Copier implements AutoCloseable {
 
     /**
      * Reads and encodes the next chunk, or says how long to wait: while the gate is closed, while a throttler
-     * holds the copy (the wait is counted as throttled time), and once every range is copied.
+     * holds the copy (the wait is counted as throttled time), and once every range is copied. With
+     * {@code read.ahead}, the chunk after the one returned is read on a second thread while the caller sends
+     * this one, so the source and the target are not idle in turn; the throttler is still asked before every read.
      */
     public Step next() throws Exception {
+        if (ahead != null) {
+            Future<Copied> read = ahead;
+            ahead = null;
+            return finished(await(read));
+        }
         Work work = queue.peek();
         if (work == null || closed) {
             return new Wait(MAX_WAIT, true);
@@ -170,22 +187,52 @@ public final class Copier implements AutoCloseable {
             metrics(table).throttled(wait);
             return new Wait(wait, false);
         }
-        Chunk chunk;
-        List<CopyRecord> records;
+        return finished(read(work));
+    }
+
+    /** Reads one chunk of {@code work}'s range; touches only that range's chunker and encoder (either thread). */
+    private Copied read(Work work) throws CopyFailedException {
         try {
-            chunk = work.chunker().next();
-            throttler.copied(table, chunk.rows().size());
-            records = work.encoder().encode(chunk);
+            Chunk chunk = work.chunker().next();
+            throttler.copied(work.range().table().id(), chunk.rows().size());
+            return new Copied(work.range(), chunk, work.encoder().encode(chunk));
         } catch (Exception e) {
             // The range names table and key bounds: the first thing an operator needs from a failed copy.
             throw new CopyFailedException("copying " + work.range() + " failed: " + e.getMessage(), e);
         }
-        if (chunk.lastInRange()) {
-            queue.poll();
+    }
+
+    /** On the caller's thread: retires a finished range, then starts reading the next chunk ahead if allowed. */
+    private Copied finished(Copied copied) {
+        if (copied.chunk().lastInRange()) {
+            Work work = queue.poll();
             work.chunker().close();
             log.info("Range {} copied", work.range());
         }
-        return new Copied(work.range(), chunk, records);
+        Work next = queue.peek();
+        if (readAhead && next != null && !closed && throttler.delay(next.range().table().id()).isZero()) {
+            ahead = reader().submit(() -> read(next));
+        }
+        return copied;
+    }
+
+    private static Copied await(Future<Copied> read) throws Exception {
+        try {
+            return read.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    private ExecutorService reader() {
+        if (reader == null) {
+            reader = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "sluice-copier-read-ahead");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return reader;
     }
 
     private boolean gateOpen() {
@@ -204,6 +251,18 @@ public final class Copier implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        if (reader != null) {
+            // A chunk being read ahead must finish before its chunker closes under it; its rows are dropped
+            // (their range's offset was never committed, so a restart reads them again).
+            reader.shutdownNow();
+            try {
+                if (!reader.awaitTermination(30, TimeUnit.SECONDS)) {
+                    log.warn("A chunk read ahead did not stop within 30 s; closing its connection anyway");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (Work w : queue) {
             w.chunker().close();
         }

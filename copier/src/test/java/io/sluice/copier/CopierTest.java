@@ -123,6 +123,23 @@ class CopierTest {
         }
     }
 
+    /**
+     * With read.ahead the next chunk is read while the current one is handed over: the chunks still tile each
+     * range in order, every row exactly once, across split ranges (several ranges queued on one copier).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
+    void readAheadKeepsChunksTiledAndInOrder(Engine engine) throws Exception {
+        Source src = source(engine);
+        TableId id = src.table("read_ahead");
+        src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY, v varchar(40))",
+                "INSERT INTO " + src.qualified(id) + " SELECT seq, 'value' FROM " + src.series(2000));
+        CopyCheck.Result result = copy(src, id, config(37, Map.of("read.ahead", true, "parallelism", 1,
+                "split.min.rows", 1, "split.ranges", 3)), Throttler.none());
+        assertThat(result.chunks()).isGreaterThan(50);
+        assertSameRows(src.rows(src.describe(id)), result.rows());
+    }
+
     @ParameterizedTest
     @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void emptyTableIsOneEmptyChunk(Engine engine) throws Exception {
