@@ -124,7 +124,7 @@ class AlterTerminalTest {
         }
     }
 
-    private static String shellQuote(List<String> cmd) {
+    static String shellQuote(List<String> cmd) {
         StringBuilder sb = new StringBuilder();
         for (String a : cmd) {
             sb.append('\'').append(a.replace("'", "'\\''")).append("' ");
@@ -132,7 +132,7 @@ class AlterTerminalTest {
         return sb.toString();
     }
 
-    private static String tmux(String socket, String... args) throws IOException, InterruptedException {
+    static String tmux(String socket, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("tmux", "-L", socket));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -26,6 +26,7 @@ public final class AlterView implements ProgressDisplay.Screen {
     private volatile OnlineAlter.CopyCount last = new OnlineAlter.CopyCount(0, 0);
     /** Set once a phase after the copy was seen: a later failure leaves the table shown as copied. */
     private volatile boolean copied;
+    private volatile boolean countFinal;
 
     public AlterView(OnlineAlter alter, ThrottleState throttle) {
         this.alter = alter;
@@ -35,10 +36,15 @@ public final class AlterView implements ProgressDisplay.Screen {
     @Override
     public List<String> lines(int width, boolean terminal) {
         OnlineAlter.Status s = alter.status();
-        try {
-            last = alter.copyCount();
-        } catch (SQLException e) {
-            log.debug("copy progress of {} not readable now", s.table(), e);   // shows the last count; the alter reports real failures
+        // The count is final once the copy ended: read it once more then, not on every refresh (a connection each).
+        boolean ended = copied;
+        if (!countFinal) {
+            try {
+                last = alter.copyCount();
+                countFinal = ended;
+            } catch (SQLException e) {
+                log.debug("copy progress of {} not readable now", s.table(), e);   // shows the last count; the alter reports real failures
+            }
         }
         double rowsPerSecond = rate.update(last.rows(), System.nanoTime());
         TableProgress table = new TableProgress(s.table().toString(), state(s.phase()), last.rows(), last.estimated(),
