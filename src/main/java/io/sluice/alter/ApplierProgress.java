@@ -76,6 +76,26 @@ final class ApplierProgress {
         return complete == partitions;
     }
 
+    /**
+     * Rows of {@code source} copied into the target so far: the sum of the applier's completed chunks, committed
+     * with their rows (a cheap read the live view makes twice a second; a count of the target would scan it).
+     */
+    static long rowsCopied(Database db, String name, TableId source) throws SQLException {
+        try (Connection c = db.open(); PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(row_count), 0) FROM "
+                + table(db, CHUNKS) + " WHERE pipeline = ? AND source_table = ?")) {
+            ps.setString(1, name);
+            ps.setString(2, source.schema() + "." + source.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        } catch (SQLException e) {
+            if (tableMissing(e)) {
+                return 0;
+            }
+            throw e;
+        }
+    }
+
     /** The applier's committed offsets of one kind ({@code change_offset}, {@code copy_offset}) per partition. */
     static Map<Integer, Long> offsets(Database db, String name, TableId source, String column) throws SQLException {
         Map<Integer, Long> out = new HashMap<>();

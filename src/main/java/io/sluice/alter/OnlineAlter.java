@@ -65,6 +65,9 @@ public final class OnlineAlter {
     private volatile Status status;
     private final List<Consumer<Status>> listeners = new CopyOnWriteArrayList<>();
     private final List<IntConsumer> attemptListeners = new CopyOnWriteArrayList<>();
+    /** The forward stream once planned, and the source's row estimate: what {@link #copyCount()} reads. */
+    private volatile StreamPipeline copying;
+    private volatile long estimatedRows;
 
     public OnlineAlter(Database db, ConnectRuntime runtime, AlterOptions options) {
         this.db = db;
@@ -96,6 +99,19 @@ public final class OnlineAlter {
         return status;
     }
 
+    /**
+     * The copy's progress for a live view: rows in the shadow table so far (from the applier's state, committed
+     * with the rows), and the source's estimate from statistics (0 when unknown).
+     */
+    public record CopyCount(long rows, long estimated) {
+    }
+
+    /** Where the copy into the shadow stands; zero rows before it starts. One cheap query (any thread). */
+    public CopyCount copyCount() throws SQLException {
+        StreamPipeline p = copying;
+        return new CopyCount(p == null ? 0 : ApplierProgress.rowsCopied(db, p.name, p.source), estimatedRows);
+    }
+
     /** Whether this alter waits for {@link #cutOverNow()} before cutting over. */
     public boolean postponed() {
         return options.postponeCutOver();
@@ -124,6 +140,8 @@ public final class OnlineAlter {
             AlterPlan plan = AlterPlanner.plan(db, options, ops);
             String runId = Long.toString(System.currentTimeMillis(), 36);
             StreamPipeline forward = forward(plan, runId, api, kafka);
+            estimatedRows = estimate(plan);
+            copying = forward;
             StreamPipeline reverse = reverse(names, ShadowNames.pipeline("revert", t, runId), plan.reverseMapping(), api, kafka);
             AlterState state = new AlterState(t, runId, "streaming", forward.name, reverse.name, "", "", "", AlterState.changeOf(options));
             try (Connection c = db.open()) {
@@ -372,6 +390,16 @@ public final class OnlineAlter {
                 + "; this run asks for a different change (\"" + AlterState.changeOf(options) + "\"), which was not made. End the earlier "
                 + "alter first: `sluice alter --table " + names.table() + " --cleanup` drops " + names.old() + (window ? " and closes the "
                 + "revert window (or `--revert` undoes it)" : "") + "; then run this alter again";
+    }
+
+    /** The source's row estimate for the progress bar; 0 (shown as unknown) when statistics cannot say. */
+    private long estimate(AlterPlan plan) {
+        try (Connection c = db.open()) {
+            return Math.max(0, io.sluice.spi.dialect.Dialects.source(db.jdbcUrl()).estimateRows(c, plan.source()));
+        } catch (SQLException | RuntimeException e) {
+            log.debug("no row estimate for {}", plan.source().id(), e);
+            return 0;
+        }
     }
 
     private boolean tableExists(TableId t) throws SQLException {

@@ -11,6 +11,9 @@ import io.sluice.app.log.RunLog;
 import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.http.AlterEndpoint;
 import io.sluice.app.pipeline.PipelineRuntime;
+import io.sluice.app.progress.AlterView;
+import io.sluice.app.progress.ProgressDisplay;
+import io.sluice.app.progress.ThrottleState;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.model.TableId;
 import org.slf4j.Logger;
@@ -187,15 +190,22 @@ final class AlterCommand implements Callable<Integer> {
         }
 
         private int alter(ConnectRuntime connect, boolean inProcessWorker) throws SQLException, InterruptedException {
-            OnlineAlter alter = new OnlineAlter(db, connect, options)
-                    .onPhase(s -> say("[" + s.phase().name().toLowerCase().replace('_', ' ') + "] " + s.detail()));
+            OnlineAlter alter = new OnlineAlter(db, connect, options);
             AlterEndpoint http = null;
             Settings.Values h = cfg.get(ConfigSchema.HTTP.name());
             try {
                 if (h.get(ConfigSchema.HTTP_ENABLED)) {
                     http = AlterEndpoint.start(h.get(ConfigSchema.HTTP_BIND), h.get(ConfigSchema.HTTP_PORT), alter);
                 }
-                OnlineAlter.Result r = alter.run();
+                OnlineAlter.Result r;
+                // The CLI's alter copies unthrottled (no copier throttle settings reach its runtime).
+                try (ProgressDisplay view = ProgressDisplay.start(new AlterView(alter, ThrottleState.NONE), Duration.ofSeconds(10))) {
+                    // On a terminal the view shows the phase and the log line above it says what began; elsewhere a line per phase.
+                    if (!view.onTerminal()) {
+                        alter.onPhase(s -> say("[" + s.phase().name().toLowerCase().replace('_', ' ') + "] " + s.detail()));
+                    }
+                    r = alter.run();
+                }
                 if (r.attempts() == 0) {   // a rerun after the switch: nothing was cut over now
                     say(options.table() + " was already switched to the new definition by an earlier run");
                 } else {

@@ -130,7 +130,7 @@ final class ReplicateCommand implements Callable<Integer> {
         SluiceConfig cfg = plan.config();
         RunLog.start(Path.of(cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(cfg.pipelineName()));
         Pipeline pipeline = new Pipeline(plan, p -> PipelineRuntime.start(p.config()));
-        SluiceMetrics metrics = new SluiceMetrics(cfg.pipelineName(), pipeline);
+        SluiceMetrics metrics = SluiceMetrics.ofPipeline(plan, pipeline);
         HttpEndpoint http = null;
         ProgressDisplay display = null;
         // Ctrl-C / SIGTERM: the main thread stops everything in order, then the JVM exits (130); a rerun resumes.
