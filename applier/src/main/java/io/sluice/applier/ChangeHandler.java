@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -164,14 +165,44 @@ final class ChangeHandler {
         }
     }
 
-    /** Writes the reduced batch into the open change transaction. */
+    /**
+     * Writes the batch into the open change transaction: reduced per key, or, when a unique secondary index of the
+     * target refuses the reduced order, event by event in log order (see {@link #writeInLogOrder}).
+     */
     void write() throws SQLException {
         if (batch.isEmpty()) {
             return;
         }
         Connection c = connection();
+        ChangeBatch.Drained d = batch.drain();
+        // Only a transaction with earlier writes needs a savepoint to go back to; a fresh one is simply rolled back.
+        Savepoint before = txnRows > 0 ? c.setSavepoint() : null;
+        int rows;
+        try {
+            rows = writeReduced(c, d.writes());
+        } catch (SQLException e) {
+            if (!UniqueViolation.is(e)) {
+                throw e;
+            }
+            if (before != null) {
+                c.rollback(before);
+            } else {
+                c.rollback();
+            }
+            log.debug("reduced batch refused by a unique index ({}); writing its {} events in log order", e.getMessage(), d.events().size());
+            rows = writeInLogOrder(c, d.events(), e);
+        }
+        if (before != null) {
+            c.releaseSavepoint(before);
+        }
+        txnRows += rows;
+        metrics.changeRows.increment(rows);
+        metrics.batchRows.record(rows);
+    }
+
+    private int writeReduced(Connection c, List<ChangeBatch.TableWrites> writes) throws SQLException {
         int rows = 0;
-        for (ChangeBatch.TableWrites w : batch.drain()) {
+        for (ChangeBatch.TableWrites w : writes) {
             if (!w.deletes().isEmpty()) {
                 long started = System.nanoTime();
                 dialect.delete(c, w.plan().def(), w.plan().target(), w.deletes(), options.rowsPerWrite());
@@ -188,9 +219,45 @@ final class ChangeHandler {
             }
             rows += w.deletes().size() + w.upserts().size();
         }
-        txnRows += rows;
-        metrics.changeRows.increment(rows);
-        metrics.batchRows.record(rows);
+        return rows;
+    }
+
+    /**
+     * Writes each event on its own, in log order. Reduction writes every key's last state in one order for all keys,
+     * so the row taking a unique value can be written before the row giving it up (or two rows swap values through a
+     * third), which the source never held. Event by event, the target passes through the source's own states (its
+     * unique indexes held after every row change), so a unique secondary index refuses none of them once the target
+     * is the source at one log position (past the copy, one partition; merge.md). A refusal here is a state the
+     * source never had: it fails the task naming the table and the fix.
+     */
+    private int writeInLogOrder(Connection c, List<ChangeBatch.Event> events, SQLException reduced) throws SQLException {
+        for (ChangeBatch.Event ev : events) {
+            TablePlan plan = ev.plan();
+            RowChange change = ev.change();
+            try {
+                if (change.op() == RowChange.Op.DELETE) {
+                    dialect.delete(c, plan.def(), plan.target(), java.util.Collections.singletonList(change.key()), 1);
+                } else {
+                    try {
+                        dialect.upsert(c, plan.def(), plan.target(), java.util.Collections.singletonList(change.row()), 1);
+                    } catch (MissingRowsException e) {
+                        resolveFromSource(c, plan, e);
+                    }
+                }
+            } catch (SQLException e) {
+                if (!UniqueViolation.is(e)) {
+                    throw e;
+                }
+                SQLException failed = new SQLException(plan.target() + ": a change event violates a unique index of the target even in "
+                        + "log order (" + e.getMessage() + "); the target holds a state the source never had, as a unique secondary "
+                        + "index does while a copy runs or when the table streams through several partitions. Drop the target's "
+                        + "unique secondary indexes until the copy is done and stream the table through one partition "
+                        + "(docs/operations/limitations.md)", e.getSQLState(), e.getErrorCode(), e);
+                failed.addSuppressed(reduced);
+                throw failed;
+            }
+        }
+        return events.size();
     }
 
     /** Upserts with unchanged TOAST values the target lacks: written as the source's current rows (see {@link SourceRows}). */
