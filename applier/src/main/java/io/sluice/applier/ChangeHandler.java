@@ -3,6 +3,7 @@ package io.sluice.applier;
 import io.sluice.spi.dialect.MissingRowsException;
 import io.sluice.spi.dialect.TargetDialect;
 import io.sluice.spi.model.RowChange;
+import io.sluice.spi.model.SpecialKeyValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,7 +98,7 @@ final class ChangeHandler {
             if (d != null) {
                 RowChange change = d.change();
                 if (direct[i]) {
-                    apply(ps, d);
+                    apply(ps, r, d);
                 } else {
                     Chunk chunk = chunks[k++];
                     if (chunk == null) {
@@ -108,7 +109,7 @@ final class ChangeHandler {
                         metrics.skipped.increment();
                         metrics.tableEvent(ps.plan.id(), change.op(), false);
                     } else {
-                        apply(ps, d);
+                        apply(ps, r, d);
                     }
                 }
             }
@@ -136,12 +137,32 @@ final class ChangeHandler {
         }
     }
 
-    private void apply(PartitionState ps, ChangeDecoder.Decoded d) {
+    private void apply(PartitionState ps, InboundRecord r, ChangeDecoder.Decoded d) {
+        refuseSpecialKey(ps, r, d.change());
         batch.add(ps.plan, d.change());
         ps.applied.add(d.change().position());
         metrics.applied.increment();
         metrics.tableEvent(ps.plan.id(), d.change().op(), true);
         lastSourceTs = Math.max(lastSourceTs, d.sourceTimestampMs());
+    }
+
+    /**
+     * A key value the copy refuses by name ({@code ±infinity}, {@code time '24:00'}: {@link SpecialKeyValue}) stops the
+     * stream the same way when the stream is the first to write it (a row inserted after its range was copied), rather
+     * than write a key whose order and form no longer match the source's. Only applied events are checked: a key the
+     * copy saw was refused there, and one that came and went before its chunk never reaches the target.
+     */
+    private static void refuseSpecialKey(PartitionState ps, InboundRecord r, RowChange change) {
+        io.sluice.spi.model.TableDef def = ps.plan.def();
+        for (int k = 0; k < def.keySize(); k++) {
+            String special = SpecialKeyValue.describe(change.key()[k]);
+            if (special != null) {
+                io.sluice.spi.model.Column c = def.column(def.keyIndex(k));
+                throw new PoisonMessageException(r, "key column " + def.id() + "." + c.name() + " (" + c.nativeType() + ") holds " + special
+                        + " in a change event, a key value Sluice cannot carry exactly (the copy refuses it too); change that row's key "
+                        + "in the source (or exclude the table), then restart the pipeline", null);
+            }
+        }
     }
 
     private void hold(PartitionState ps, InboundRecord r, Object[] key) {
