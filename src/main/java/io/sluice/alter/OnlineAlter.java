@@ -139,10 +139,15 @@ public final class OnlineAlter {
             }
             AlterPlan plan = AlterPlanner.plan(db, options, ops);
             String runId = Long.toString(System.currentTimeMillis(), 36);
-            StreamPipeline forward = forward(plan, runId, api, kafka);
+            int partitions;
+            try (Connection c = db.open()) {
+                // The shadow's unique indexes are deferred now, built after the copy: count them in.
+                partitions = plan.uniqueDeferred() ? 1 : SchemaOps.partitions(c, ops, options.partitions(), t, names.shadow());
+            }
+            StreamPipeline forward = forward(plan, runId, partitions, api, kafka);
             estimatedRows = estimate(plan);
             copying = forward;
-            StreamPipeline reverse = reverse(names, ShadowNames.pipeline("revert", t, runId), plan.reverseMapping(), api, kafka);
+            StreamPipeline reverse = reverse(names, ShadowNames.pipeline("revert", t, runId), plan.reverseMapping(), partitions, api, kafka);
             AlterState state = new AlterState(t, runId, "streaming", forward.name, reverse.name, "", "", "", AlterState.changeOf(options));
             try (Connection c = db.open()) {
                 state.save(c, ops);
@@ -179,13 +184,26 @@ public final class OnlineAlter {
         }
         new ConnectApi(runtime.connectRestUrl()).delete(forward.copierName());   // done; its offsets stay in Kafka
         phase(Phase.BUILDING_INDEXES, plan.deferredIndexes().size() + " secondary indexes");
+        CatchUp catchUp = new CatchUp(forward);
+        if (plan.uniqueDeferred()) {
+            // While chunks of different snapshots and the events between them are still being merged, the shadow holds
+            // states the source never had, a unique value in two rows among them. Once every change committed now is
+            // applied, the shadow is the source at one log position (merge.md, "Unique secondary indexes").
+            CatchUp.Position now;
+            try (Connection c = db.open()) {
+                now = CatchUp.position(c, db.postgres());
+            }
+            if (!catchUp.await(now, deadline)) {
+                throw new AlterException(AlterException.Kind.FAILED, "the shadow did not catch up with " + plan.source().id()
+                        + " within " + options.copyTimeout() + " to build its unique indexes");
+            }
+        }
         try (Connection c = db.open(); Statement s = c.createStatement()) {
             for (String ddl : plan.deferredIndexes()) {
                 log.info("building {}", ddl);
                 s.execute(ddl);
             }
         }
-        CatchUp catchUp = new CatchUp(forward);
         awaitLag(catchUp, forward);
         phase(Phase.VERIFYING, "comparing " + plan.source().id() + " with " + plan.names().shadow());
         verify(plan, catchUp);
@@ -360,11 +378,12 @@ public final class OnlineAlter {
                 if (window || switchedWithout) {
                     // The switch happened; the run may have died before it retired the forward stream or started the revert one.
                     AlterState done = st.get().phase().equals("streaming") ? st.get() : st.get().withPhase("cut-over");
-                    new StreamPipeline(done.forward(), db, names.table(), names.shadow(), Map.of(), options.partitions(), runtime, api, kafka)
+                    int partitions = SchemaOps.partitions(c, ops, options.partitions(), names.table(), names.old());
+                    new StreamPipeline(done.forward(), db, names.table(), names.shadow(), Map.of(), partitions, runtime, api, kafka)
                             .halt();
                     done.save(c, ops);
                     if (window) {
-                        Revert.resume(db, runtime, done, api, kafka, options.heartbeat(), options.partitions());
+                        Revert.resume(db, runtime, done, api, kafka, options.heartbeat(), partitions);
                     }
                     return Optional.of(done);
                 }
@@ -415,13 +434,14 @@ public final class OnlineAlter {
         }
     }
 
-    private StreamPipeline forward(AlterPlan plan, String runId, ConnectApi api, KafkaAccess kafka) {
+    private StreamPipeline forward(AlterPlan plan, String runId, int partitions, ConnectApi api, KafkaAccess kafka) {
         return new StreamPipeline(ShadowNames.pipeline("alter", options.table(), runId), db, options.table(), plan.names().shadow(),
-                plan.forwardMapping(), options.partitions(), runtime, api, kafka);
+                plan.forwardMapping(), partitions, runtime, api, kafka);
     }
 
-    private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, ConnectApi api, KafkaAccess kafka) {
-        return new StreamPipeline(name, db, options.table(), names.old(), mapping, options.partitions(), runtime, api, kafka);
+    private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, int partitions, ConnectApi api,
+                                   KafkaAccess kafka) {
+        return new StreamPipeline(name, db, options.table(), names.old(), mapping, partitions, runtime, api, kafka);
     }
 
     private void phase(Phase p, String detail) {

@@ -69,7 +69,11 @@ public final class Revert {
                             + (old ? "(it was cut over without one)" : "(" + names.old() + " does not exist)"));
                 }
             }
-            StreamPipeline reverse = resume(db, runtime, st, api, kafka, o.heartbeat(), o.partitions());
+            int partitions;
+            try (Connection c = db.open()) {
+                partitions = SchemaOps.partitions(c, ops, o.partitions(), o.table(), names.old());
+            }
+            StreamPipeline reverse = resume(db, runtime, st, api, kafka, o.heartbeat(), partitions);
             AlterState done = st.withPhase("reverted");
             CutOver.Hooks hooks = new CutOver.Hooks() {
                 @Override
