@@ -1,5 +1,7 @@
 package io.sluice.alter;
 
+import io.sluice.runtime.ConnectClient;
+
 import java.util.Map;
 import java.util.Objects;
 
@@ -18,6 +20,11 @@ public record ConnectRuntime(String connectRestUrl, String bootstrapServers, Map
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         copier = Map.copyOf(copier);
         applier = Map.copyOf(applier);
+    }
+
+    /** The worker's REST client; its errors fail the alter ({@link AlterException.Kind#FAILED}). */
+    ConnectClient connect() {
+        return new ConnectClient(connectRestUrl, (message, cause) -> new AlterException(AlterException.Kind.FAILED, message, cause));
     }
 
     public ConnectRuntime(String connectRestUrl, String bootstrapServers) {

@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.runtime.ConnectClient;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.applier.connect.ApplierSinkConnector;
@@ -49,12 +50,12 @@ final class StreamPipeline {
     final Map<String, String> columns;
     final int partitions;
     private final ConnectRuntime runtime;
-    private final ConnectApi api;
+    private final ConnectClient api;
     private final KafkaAccess kafka;
     private final Map<String, String> debeziumOverrides = new LinkedHashMap<>();
 
     StreamPipeline(String name, Database db, TableId source, TableId target, Map<String, String> columns, int partitions,
-                   ConnectRuntime runtime, ConnectApi api, KafkaAccess kafka) {
+                   ConnectRuntime runtime, ConnectClient api, KafkaAccess kafka) {
         this.name = name;
         this.db = db;
         this.source = source;
@@ -103,7 +104,7 @@ final class StreamPipeline {
     /** Creates both topics (the applier subscribes to both from its start) and starts the Debezium connector. */
     void startStream(Duration heartbeat) throws InterruptedException {
         kafka.createTopics(List.of(changeTopic(), copyTopic()), partitions, KafkaLimits.topicConfigs(recordLimit()));
-        api.put(debeziumName(), debeziumConfig(heartbeat));
+        api.putConfig(debeziumName(), debeziumConfig(heartbeat));
         awaitRunning(debeziumName());
     }
 
@@ -192,7 +193,7 @@ final class StreamPipeline {
         if (!cols.isEmpty()) {
             a.put(ApplierSettings.TARGET_COLUMNS.key(), String.join(",", cols));
         }
-        api.put(applierName(), ApplierSinkConnector.connectorConfig(a, partitions));
+        api.putConfig(applierName(), ApplierSinkConnector.connectorConfig(a, partitions));
         awaitRunning(applierName());
     }
 
@@ -214,7 +215,7 @@ final class StreamPipeline {
         c.putAll(runtime.copier());
         c.putAll(KafkaLimits.producerOverrides(recordLimit()));
         CopierConnectorConfig.parse(c);
-        api.put(copierName(), c);
+        api.putConfig(copierName(), c);
         awaitRunning(copierName());
     }
 
@@ -225,7 +226,7 @@ final class StreamPipeline {
      */
     void checkHealthy() {
         for (String n : List.of(debeziumName(), copierName(), applierName())) {
-            Optional<String> f = api.status(n).flatMap(ConnectApi::failure);
+            Optional<String> f = api.status(n).flatMap(ConnectClient::failure);
             if (f.isPresent()) {
                 throw new AlterException(AlterException.Kind.FAILED, n + ": " + f.get());
             }
@@ -237,7 +238,7 @@ final class StreamPipeline {
         long deadline = System.nanoTime() + START.toNanos();
         while (true) {
             Optional<JsonNode> s = api.status(connector);
-            if (s.isPresent() && ConnectApi.running(s.get())) {
+            if (s.isPresent() && ConnectClient.running(s.get())) {
                 return;
             }
             checkHealthy();

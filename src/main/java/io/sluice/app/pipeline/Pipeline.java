@@ -9,6 +9,7 @@ import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.config.PlannedTable;
 import io.sluice.app.config.ValidatedPlan;
 import io.sluice.app.http.Control;
+import io.sluice.app.log.RootCause;
 import io.sluice.app.progress.Phase;
 import io.sluice.app.progress.PipelineStatus;
 import io.sluice.app.progress.ProgressSource;
@@ -19,6 +20,7 @@ import io.sluice.app.progress.ThrottleState;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.KafkaLimits;
+import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -128,7 +130,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         }
         ConnectClient connect = runtime.connect();
         for (ConnectorConfigs.Named c : connectors.all()) {
-            Optional<String> failure = connect.status(c.name()).flatMap(ConnectClient::failure);
+            Optional<String> failure = connect.status(c.name()).flatMap(s -> ConnectClient.failure(s, RootCause::ofConnectTrace));
             if (failure.isPresent()) {
                 fail(c.name() + ": " + failure.get());
                 return false;
@@ -252,7 +254,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         while (true) {
             Optional<JsonNode> status = runtime.connect().status(name);
             if (status.isPresent()) {
-                Optional<String> failure = ConnectClient.failure(status.get());
+                Optional<String> failure = ConnectClient.failure(status.get(), RootCause::ofConnectTrace);
                 if (failure.isPresent()) {
                     throw new IllegalStateException(name + ": " + failure.get());
                 }
