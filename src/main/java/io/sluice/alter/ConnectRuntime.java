@@ -1,7 +1,7 @@
 package io.sluice.alter;
 
-import io.sluice.runtime.ConnectClient;
 
+import io.sluice.runtime.ConnectClient;
 import java.util.Map;
 import java.util.Objects;
 
