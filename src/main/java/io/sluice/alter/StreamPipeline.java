@@ -130,7 +130,7 @@ final class StreamPipeline {
      * This pipeline's connector configs ({@link ConnectorConfigs}): one table into {@link #target} in the same
      * database, the config file's copier and applier sections ({@link ConnectRuntime}) over the alter's own choices.
      *
-     * @param describe read the table's shape (its collated keys pick partitions, its key keys Debezium's events); only
+     * @param describe read the table's shape (its collated keys pick partitions, its key columns key Debezium's events); only
      *                 the Debezium config needs it
      */
     private PipelineSpec pipelineSpec(Duration heartbeat, boolean describe) {
