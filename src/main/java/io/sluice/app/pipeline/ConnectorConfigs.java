@@ -30,14 +30,14 @@ import java.util.Map;
  * measured, rendered and run is one pipeline:
  * <ul>
  *   <li>{@code sluice replicate} ({@link Pipeline}, {@code --print-connector-configs}): the spec is the validated
- *       plan with the YAML's {@code copier}, {@code applier} and {@code kafka} sections ({@link #of(ValidatedPlan, String)});</li>
+ *       plan with the YAML's {@code copier}, {@code applier} and {@code kafka} sections ({@link #spec(ValidatedPlan, String)});</li>
  *   <li>{@code sluice alter} ({@code alter.StreamPipeline}): one table into its shadow inside one database, the
  *       YAML's sections too, plus Debezium's {@code poll.interval.ms=50} and the applier's {@code commit.interval=100ms}:
  *       the catch-up at cut-over waits for the last events under the table lock, so batches must not wait to fill;</li>
  *   <li>{@code sluice bench} ({@code bench.SluicePipeline}): the CLI's defaults, with a phase's sweep values as
  *       copier or applier overrides;</li>
  *   <li>the deploy files ({@code io.sluice.deploy.GenerateConnectConfigs}): rendered offline, without reading the
- *       source, so Debezium keys on the primary key ({@link #withoutKeyColumns}).</li>
+ *       source, so Debezium keys on the primary key ({@link #offlineSpec}).</li>
  * </ul>
  *
  * @param debezium name and config of the Debezium connector
@@ -64,21 +64,32 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
      * @param bootstrapServers the Kafka cluster the connectors' own clients use (copier admin, MariaDB schema history)
      */
     public static ConnectorConfigs of(ValidatedPlan plan, String bootstrapServers) {
-        return of(spec(plan, bootstrapServers, true));
+        return of(spec(plan, bootstrapServers));
+    }
+
+    /** {@code replicate}'s spec: the plan's tables as read from the source, its mapping, the YAML's sections. */
+    public static PipelineSpec spec(ValidatedPlan plan, String bootstrapServers) {
+        SluiceConfig cfg = plan.config();
+        PipelineSpec.Builder b = fromConfig(cfg, plan.tables().stream().map(t -> t.source().id()).toList(), bootstrapServers)
+                .shapes(plan.tables().stream().map(PlannedTable::source).toList(), true);
+        putMappings(cfg, plan.tables().stream().map(t -> new Mapped(t.source().id(), t.mapping(), t.target())).toList(), b);
+        return b.build();
     }
 
     /**
-     * For a plan made without the source (deploy files): its tables' keys are stand-ins, so the Debezium config names
-     * no key columns and Debezium keys on the primary key. Tables without one need {@link #of(ValidatedPlan, String)}
-     * on a validated plan ({@code sluice replicate --print-connector-configs}).
+     * The deploy files' spec, made without the source (the machine rendering them may not reach it): the config's
+     * tables named literally, no table shapes, so Debezium keys on the primary key. Tables without one need
+     * {@code sluice replicate --print-connector-configs} against the source.
      */
-    public static ConnectorConfigs withoutKeyColumns(ValidatedPlan plan, String bootstrapServers) {
-        return of(spec(plan, bootstrapServers, false));
+    public static PipelineSpec offlineSpec(SluiceConfig cfg, List<TableId> tables, String bootstrapServers) {
+        PipelineSpec.Builder b = fromConfig(cfg, tables, bootstrapServers);
+        String targetSchema = nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA));
+        putMappings(cfg, tables.stream().map(id -> new Mapped(id, cfg.tables().mapping(id),
+                cfg.tables().mapping(id).targetOf(id, targetSchema))).toList(), b);
+        return b.build();
     }
 
-    /** {@code replicate}'s spec: the plan's tables and mapping, the YAML's kafka, copier and applier sections. */
-    public static PipelineSpec spec(ValidatedPlan plan, String bootstrapServers, boolean keysKnown) {
-        SluiceConfig cfg = plan.config();
+    private static PipelineSpec.Builder fromConfig(SluiceConfig cfg, List<TableId> tables, String bootstrapServers) {
         PipelineSpec.Builder b = PipelineSpec.builder(cfg.pipelineName(),
                 new PipelineSpec.Endpoint(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL),
                         cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD)),
@@ -86,13 +97,14 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
                         cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_USER), cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_PASSWORD)),
                 bootstrapServers)
                 .targetSchema(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA))
-                .tables(plan.tables().stream().map(t -> t.source().id()).toList())
-                .shapes(plan.tables().stream().map(PlannedTable::source).toList(), keysKnown)
+                .tables(tables)
                 .heartbeat(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT))
                 .createTables(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES));
-        sections(b, cfg.values(ConfigSchema.KAFKA), cfg.values(ConfigSchema.COPIER), cfg.values(ConfigSchema.APPLIER));
-        putMappings(plan, b);
-        return b.build();
+        return sections(b, cfg.values(ConfigSchema.KAFKA), cfg.values(ConfigSchema.COPIER), cfg.values(ConfigSchema.APPLIER));
+    }
+
+    /** A source table, its {@code tables.mapping} entry and the target table that makes. */
+    private record Mapped(TableId source, io.sluice.app.config.TableMapping mapping, TableId target) {
     }
 
     /**
@@ -186,11 +198,11 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
      * writes every table into one schema (target.schema, else the source's), so a mapping into another schema is
      * refused here, naming the table.
      */
-    private static void putMappings(ValidatedPlan plan, PipelineSpec.Builder b) {
-        String targetSchema = nonNull(plan.config().get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA));
+    private static void putMappings(SluiceConfig cfg, List<Mapped> tables, PipelineSpec.Builder b) {
+        String targetSchema = nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA));
         List<String> problems = new java.util.ArrayList<>();
-        for (PlannedTable t : plan.tables()) {
-            TableId src = t.source().id();
+        for (Mapped t : tables) {
+            TableId src = t.source();
             io.sluice.app.config.TableMapping m = t.mapping();
             if (m == null || m.equals(io.sluice.app.config.TableMapping.NONE)) {
                 continue;
