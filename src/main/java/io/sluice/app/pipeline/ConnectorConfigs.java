@@ -31,9 +31,10 @@ import java.util.Map;
  * <ul>
  *   <li>{@code sluice replicate} ({@link Pipeline}, {@code --print-connector-configs}): the spec is the validated
  *       plan with the YAML's {@code copier}, {@code applier} and {@code kafka} sections ({@link #spec(ValidatedPlan, String)});</li>
- *   <li>{@code sluice alter} ({@code alter.StreamPipeline}): one table into its shadow inside one database, the
- *       YAML's sections too, plus Debezium's {@code poll.interval.ms=50} and the applier's {@code commit.interval=100ms}:
- *       the catch-up at cut-over waits for the last events under the table lock, so batches must not wait to fill;</li>
+ *   <li>{@code sluice alter} ({@code alter.StreamPipeline}): one table into its shadow inside one database, with
+ *       Debezium's {@code poll.interval.ms=50} and the applier's {@code commit.interval=100ms} (the catch-up at cut-over
+ *       waits for the last events under the table lock, so batches must not wait to fill), then the copier and
+ *       applier settings and {@code kafka.partitions} the YAML writes;</li>
  *   <li>{@code sluice bench} ({@code bench.SluicePipeline}): the CLI's defaults, with a phase's sweep values as
  *       copier or applier overrides;</li>
  *   <li>the deploy files ({@code io.sluice.deploy.GenerateConnectConfigs}): rendered offline, without reading the
@@ -100,24 +101,18 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
                 .tables(tables)
                 .heartbeat(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT))
                 .createTables(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES));
-        return sections(b, cfg.values(ConfigSchema.KAFKA), cfg.values(ConfigSchema.COPIER), cfg.values(ConfigSchema.APPLIER));
-    }
-
-    /** A source table, its {@code tables.mapping} entry and the target table that makes. */
-    private record Mapped(TableId source, io.sluice.app.config.TableMapping mapping, TableId target) {
-    }
-
-    /**
-     * The YAML's {@code kafka} (partitions, replication), {@code copier} (its parallelism is the copier's tasks) and
-     * {@code applier} sections, as {@code replicate} and {@code alter} read them.
-     */
-    public static PipelineSpec.Builder sections(PipelineSpec.Builder b, Settings.Values kafka, Settings.Values copier,
-                                                Settings.Values applier) {
+        // The YAML's kafka (partitions, replication), copier (its parallelism is the copier's tasks) and applier sections.
+        Settings.Values kafka = cfg.values(ConfigSchema.KAFKA);
+        Settings.Values copier = cfg.values(ConfigSchema.COPIER);
         return b.partitions(kafka.get(ConfigSchema.KAFKA_PARTITIONS))
                 .replication(kafka.get(ConfigSchema.KAFKA_REPLICATION))
                 .copierTasks(copier.get(CopierConfig.PARALLELISM))
                 .copier(copier.toProperties())
-                .applier(applier.toProperties());
+                .applier(cfg.values(ConfigSchema.APPLIER).toProperties());
+    }
+
+    /** A source table, its {@code tables.mapping} entry and the target table that makes. */
+    private record Mapped(TableId source, io.sluice.app.config.TableMapping mapping, TableId target) {
     }
 
     /** The three connector configs of a pipeline. */
