@@ -11,8 +11,9 @@ import java.util.Objects;
  *
  * @param connectRestUrl   the worker's REST base URL
  * @param bootstrapServers the Kafka cluster (topics, offsets, MariaDB schema history)
- * @param copier           extra copier settings (chunk sizes, throttling), passed through
- * @param applier          extra applier settings (batch sizes), passed through
+ * @param copier           copier settings over the alter's own (chunk sizes, throttling, parallelism): what the config
+ *                         file's {@code copier} section writes
+ * @param applier          applier settings over the alter's own (batch sizes): what the file's {@code applier} section writes
  */
 public record ConnectRuntime(String connectRestUrl, String bootstrapServers, Map<String, String> copier, Map<String, String> applier) {
     public ConnectRuntime {
