@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * The benchmark itself: phases run one after the other on one set of servers, each measuring Sluice against a
  * baseline measured in the same run (see docs/benchmarks.md for what each figure means). Each phase is its own class
  * ({@link CopyPhases}, {@link SweepPhase}, {@link StreamPhase}); this one holds the run, its results for the charts,
- * the Sluice copy they share and the helpers.
+ * the Sluice copy they share and the small utilities.
  */
 final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
