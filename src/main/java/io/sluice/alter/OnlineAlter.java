@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.VerifyResult;
 import org.slf4j.Logger;
@@ -127,7 +128,7 @@ public final class OnlineAlter {
         TableId t = options.table();
         ShadowNames names = ShadowNames.of(t);
         try (KafkaAccess kafka = new KafkaAccess(runtime.bootstrapServers())) {
-            ConnectApi api = new ConnectApi(runtime.connectRestUrl());
+            ConnectClient api = runtime.connect();
             try (Connection c = db.open()) {
                 AlterState.ensure(c, ops);
             }
@@ -182,7 +183,7 @@ public final class OnlineAlter {
             }
             Thread.sleep(250);
         }
-        new ConnectApi(runtime.connectRestUrl()).delete(forward.copierName());   // done; its offsets stay in Kafka
+        runtime.connect().delete(forward.copierName());   // done; its offsets stay in Kafka
         phase(Phase.BUILDING_INDEXES, plan.deferredIndexes().size() + " secondary indexes");
         CatchUp catchUp = new CatchUp(forward);
         if (plan.uniqueDeferred()) {
@@ -363,7 +364,7 @@ public final class OnlineAlter {
      * unfinished run before its switch is removed (shadow, connectors, slots, state) so this run starts clean;
      * a finished switch is reported (its revert window restarted if it is not running; with no window, just reported).
      */
-    private Optional<AlterState> finishOrClean(ShadowNames names, ConnectApi api, KafkaAccess kafka) throws SQLException, InterruptedException {
+    private Optional<AlterState> finishOrClean(ShadowNames names, ConnectClient api, KafkaAccess kafka) throws SQLException, InterruptedException {
         Optional<AlterState> st;
         try (Connection c = db.open()) {
             ops.settle(c, names);
@@ -434,12 +435,12 @@ public final class OnlineAlter {
         }
     }
 
-    private StreamPipeline forward(AlterPlan plan, String runId, int partitions, ConnectApi api, KafkaAccess kafka) {
+    private StreamPipeline forward(AlterPlan plan, String runId, int partitions, ConnectClient api, KafkaAccess kafka) {
         return new StreamPipeline(ShadowNames.pipeline("alter", options.table(), runId), db, options.table(), plan.names().shadow(),
                 plan.forwardMapping(), partitions, runtime, api, kafka);
     }
 
-    private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, int partitions, ConnectApi api,
+    private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, int partitions, ConnectClient api,
                                    KafkaAccess kafka) {
         return new StreamPipeline(name, db, options.table(), names.old(), mapping, partitions, runtime, api, kafka);
     }

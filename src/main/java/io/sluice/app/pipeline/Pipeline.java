@@ -9,6 +9,7 @@ import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.config.PlannedTable;
 import io.sluice.app.config.ValidatedPlan;
 import io.sluice.app.http.Control;
+import io.sluice.app.log.RootCause;
 import io.sluice.app.progress.Phase;
 import io.sluice.app.progress.PipelineStatus;
 import io.sluice.app.progress.ProgressSource;
@@ -19,26 +20,20 @@ import io.sluice.app.progress.ThrottleState;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.KafkaLimits;
+import io.sluice.copier.connect.TopicSetup;
+import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 
 /**
@@ -128,7 +123,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         }
         ConnectClient connect = runtime.connect();
         for (ConnectorConfigs.Named c : connectors.all()) {
-            Optional<String> failure = connect.status(c.name()).flatMap(ConnectClient::failure);
+            Optional<String> failure = connect.status(c.name()).flatMap(s -> ConnectClient.failure(s, RootCause::ofConnectTrace));
             if (failure.isPresent()) {
                 fail(c.name() + ": " + failure.get());
                 return false;
@@ -174,77 +169,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         long retention = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_RETENTION).toMillis();
         Map<String, String> configs = new HashMap<>(KafkaLimits.topicConfigs(ConnectorConfigs.recordLimit(plan.config())));
         configs.put("retention.ms", String.valueOf(retention));
-        List<NewTopic> topics = new ArrayList<>();
-        for (String name : ConnectorConfigs.topics(plan)) {
-            topics.add(new NewTopic(name, Optional.of(partitions), Optional.ofNullable(replication).map(Integer::shortValue))
-                    .configs(configs));
-        }
-        try {
-            Set<String> existing = runtime.admin().listTopics().names().get();
-            List<NewTopic> missing = topics.stream().filter(t -> !existing.contains(t.name())).toList();
-            if (!missing.isEmpty()) {
-                runtime.admin().createTopics(missing).all().get();
-                log.info("Created topics {}", missing.stream().map(NewTopic::name).toList());
-            }
-            raiseKafkaLimits(existing.stream().filter(n -> topics.stream().anyMatch(t -> t.name().equals(n))).toList(),
-                    configs.get("max.message.bytes"));
-            for (var d : describeWhenVisible(topics.stream().map(NewTopic::name).toList())) {
-                if (d.partitions().size() != partitions) {
-                    throw new IllegalStateException("topic " + d.name() + " has " + d.partitions().size() + " partitions, but "
-                            + "kafka.partitions is " + partitions + ": change and copy topics must have equal counts; "
-                            + "set kafka.partitions back, or delete the pipeline's topics and state to start over");
-                }
-            }
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create the pipeline's topics: " + e.getCause().getMessage(), e.getCause());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating topics", e);
-        }
-    }
-
-    /**
-     * Raises max.message.bytes of the pipeline's existing topics where it is below what copier.message.max.bytes
-     * needs (the setting was raised after the topics were created); never lowers it.
-     */
-    private void raiseKafkaLimits(List<String> names, String needed) throws ExecutionException, InterruptedException {
-        if (needed == null || names.isEmpty()) {
-            return;
-        }
-        List<ConfigResource> resources = names.stream().map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n)).toList();
-        Map<ConfigResource, Collection<AlterConfigOp>> raise = new HashMap<>();
-        runtime.admin().describeConfigs(resources).all().get().forEach((r, config) -> {
-            ConfigEntry e = config.get("max.message.bytes");
-            if (e == null || e.value() == null || Long.parseLong(e.value()) < Long.parseLong(needed)) {
-                raise.put(r, List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", needed), AlterConfigOp.OpType.SET)));
-            }
-        });
-        if (!raise.isEmpty()) {
-            runtime.admin().incrementalAlterConfigs(raise).all().get();
-            log.info("Raised max.message.bytes to {} on {}", needed, raise.keySet().stream().map(ConfigResource::name).toList());
-        }
-    }
-
-    /**
-     * The topics' descriptions. Topics just created may not be in the broker's metadata yet (KRaft propagates
-     * them asynchronously: describe answers UnknownTopicOrPartition for a moment), so that is retried briefly.
-     */
-    private java.util.Collection<org.apache.kafka.clients.admin.TopicDescription> describeWhenVisible(List<String> names)
-            throws ExecutionException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            try {
-                return runtime.admin().describeTopics(names).allTopicNames().get().values();
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
-                        || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(200);
-            }
-        }
+        TopicSetup.ensureAll(runtime.admin(), ConnectorConfigs.topics(plan), partitions, replication, configs, "kafka.partitions");
     }
 
     private void awaitRunning(String name) {
@@ -252,7 +177,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         while (true) {
             Optional<JsonNode> status = runtime.connect().status(name);
             if (status.isPresent()) {
-                Optional<String> failure = ConnectClient.failure(status.get());
+                Optional<String> failure = ConnectClient.failure(status.get(), RootCause::ofConnectTrace);
                 if (failure.isPresent()) {
                     throw new IllegalStateException(name + ": " + failure.get());
                 }
