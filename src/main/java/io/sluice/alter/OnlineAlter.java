@@ -73,7 +73,7 @@ public final class OnlineAlter {
         this.runtime = runtime;
         this.options = options;
         this.ops = SchemaOps.of(db);
-        this.phases = new PhaseTracker<>("alter " + options.table(), Phase.PLANNING);
+        this.phases = new PhaseTracker<>(log, "alter " + options.table(), Phase.PLANNING);
     }
 
     /**

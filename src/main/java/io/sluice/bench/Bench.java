@@ -81,7 +81,7 @@ final class Bench {
 
     private final Options o;
     private final Report report = new Report();
-    private final PhaseTracker<Phase> phases = new PhaseTracker<>("bench", Phase.class);
+    private final PhaseTracker<Phase> phases = new PhaseTracker<>(log, "bench", Phase.class);
     private BenchEnv env;
     private ResourceMonitor monitor;
     private CpuMeter cpu;

@@ -77,7 +77,7 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
             estimates.put(t.source().id(), t.estimatedRows());
             rates.put(t.source().id(), new RateMeter(10));
         }
-        phases = new PhaseTracker<>("pipeline " + plan.config().pipelineName(), Phase.STARTING);
+        phases = new PhaseTracker<>(log, "pipeline " + plan.config().pipelineName(), Phase.STARTING);
         control = new PipelineControl(plan);
         progress = new CopyProgress(plan, estimates.keySet());
     }
@@ -279,7 +279,7 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
     /** The control calls while the connectors run; null before they all run and after the run ends. */
     public Control control() {
         Phase p = phases.phase();
-        return connectors != null && (p == Phase.WAITING_FOR_STREAM || p == Phase.COPYING || p == Phase.STREAMING) ? control : null;
+        return control.attached() && (p == Phase.WAITING_FOR_STREAM || p == Phase.COPYING || p == Phase.STREAMING) ? control : null;
     }
 
     /** Calls {@code listener} with each phase entered from now on (displays; tests that act at an exact point). */

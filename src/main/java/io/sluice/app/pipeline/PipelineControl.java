@@ -41,6 +41,11 @@ public final class PipelineControl implements Control {
         connect = null;
     }
 
+    /** Whether the connectors run (between {@link #attach} and {@link #detach}). */
+    boolean attached() {
+        return connect != null && connectors != null;
+    }
+
     ThrottleState throttleState() {
         return paused ? new ThrottleState(true, rateLimit, "paused by POST /control/pause")
                 : rateLimit > 0 ? new ThrottleState(false, rateLimit, "copy limited to " + rateLimit + " rows/s") : ThrottleState.NONE;

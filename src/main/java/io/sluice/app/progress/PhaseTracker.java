@@ -1,7 +1,6 @@
 package io.sluice.app.progress;
 
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -21,26 +20,29 @@ import java.util.function.Consumer;
  * @param <P> the run's phases
  */
 public final class PhaseTracker<P extends Enum<P>> {
-    private static final Logger log = LoggerFactory.getLogger(PhaseTracker.class);
-
     /** A phase entered: when, and what the run said about it (the last detail given while in it). */
     public record Entered<P>(P phase, Instant since, String detail) {
     }
 
+    private final Logger log;
     private final String subject;
     private final Map<P, Instant> history;
     private final List<Consumer<Entered<P>>> listeners = new CopyOnWriteArrayList<>();
     private volatile Entered<P> current;
 
-    /** @param subject what is running, for the log ("pipeline shop", "alter public.t") */
-    public PhaseTracker(String subject, P initial) {
-        this(subject, initial.getDeclaringClass());
+    /**
+     * @param log     the run's own logger (phase lines read as the run's)
+     * @param subject what is running, for the log ("pipeline shop", "alter public.t")
+     */
+    public PhaseTracker(Logger log, String subject, P initial) {
+        this(log, subject, initial.getDeclaringClass());
         this.current = new Entered<>(initial, Instant.now(), "");
         history.put(initial, current.since());
     }
 
     /** A run that is in none of its phases until it enters the first ({@link #phase()} is null until then). */
-    public PhaseTracker(String subject, Class<P> phases) {
+    public PhaseTracker(Logger log, String subject, Class<P> phases) {
+        this.log = log;
         this.subject = subject;
         this.history = Collections.synchronizedMap(new EnumMap<>(phases));
         this.current = new Entered<>(null, Instant.now(), "");
