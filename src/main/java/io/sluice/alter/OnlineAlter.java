@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.app.progress.PhaseTracker;
 import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.VerifyResult;
@@ -63,8 +64,9 @@ public final class OnlineAlter {
     private final AlterOptions options;
     private final SchemaOps ops;
     private final CompletableFuture<Void> go = new CompletableFuture<>();
-    private volatile Status status;
-    private final List<Consumer<Status>> listeners = new CopyOnWriteArrayList<>();
+    private final PhaseTracker<Phase> phases;
+    private volatile int cutOverAttempts;
+    private volatile Duration lastLag;
     private final List<IntConsumer> attemptListeners = new CopyOnWriteArrayList<>();
     /** The forward stream once planned, and the source's row estimate: what {@link #copyCount()} reads. */
     private volatile StreamPipeline copying;
@@ -75,7 +77,7 @@ public final class OnlineAlter {
         this.runtime = runtime;
         this.options = options;
         this.ops = SchemaOps.of(db);
-        this.status = new Status(options.table(), Phase.PLANNING, Instant.now(), "", 0, null);
+        this.phases = new PhaseTracker<>(log, "alter " + options.table(), Phase.PLANNING);
     }
 
     /**
@@ -83,7 +85,7 @@ public final class OnlineAlter {
      * displays; tests that need to act at an exact point). A listener that throws stops the alter.
      */
     public OnlineAlter onPhase(Consumer<Status> listener) {
-        listeners.add(listener);
+        phases.onEnter(entered -> listener.accept(status()));
         return this;
     }
 
@@ -97,7 +99,8 @@ public final class OnlineAlter {
     }
 
     public Status status() {
-        return status;
+        PhaseTracker.Entered<Phase> now = phases.current();
+        return new Status(options.table(), now.phase(), now.since(), now.detail(), cutOverAttempts, lastLag);
     }
 
     /**
@@ -110,7 +113,7 @@ public final class OnlineAlter {
     /** Where the copy into the shadow stands; zero rows before it starts. One cheap query (any thread). */
     public CopyCount copyCount() throws SQLException {
         StreamPipeline p = copying;
-        return new CopyCount(p == null ? 0 : ApplierProgress.rowsCopied(db, p.name, p.source), estimatedRows);
+        return new CopyCount(p == null ? 0 : p.rowsCopied(), estimatedRows);
     }
 
     /** Whether this alter waits for {@link #cutOverNow()} before cutting over. */
@@ -159,7 +162,7 @@ public final class OnlineAlter {
                 switched = true;
                 return r;
             } catch (SQLException | InterruptedException | RuntimeException e) {
-                if (status.phase != Phase.REVERT_WINDOW && status.phase != Phase.DONE && !switched && !tableSwitched(names)) {
+                if (phases.phase() != Phase.REVERT_WINDOW && phases.phase() != Phase.DONE && !switched && !tableSwitched(names)) {
                     log.warn("alter of {} stopped ({}); removing its shadow and streams, {} is unchanged", t, e.getMessage(), t);
                     Revert.dropRun(db, ops, state, names, api, kafka);
                 }
@@ -240,7 +243,7 @@ public final class OnlineAlter {
         } else {
             phase(Phase.DONE, "switched");
         }
-        return new Result(plan.names(), status.cutOverAttempts, sw.maxBlocked, sw.lag, options.revertWindow());
+        return new Result(plan.names(), cutOverAttempts, sw.maxBlocked, sw.lag, options.revertWindow());
     }
 
     /** The cut-over's attempts with doubling back-off; fails clearly after the last. */
@@ -248,7 +251,8 @@ public final class OnlineAlter {
         return CutOver.of(db, ops).retrying(swap, options.lockBound(), options.cutOverAttempts(), options.retryBackoff(), catchUp, sw,
                 (i, a) -> {
                     sw.maxBlocked = sw.maxBlocked.compareTo(a.blocked()) < 0 ? a.blocked() : sw.maxBlocked;
-                    status = new Status(options.table(), Phase.CUTTING_OVER, Instant.now(), "attempt " + i + ": " + a.detail(), i, status.lastLag());
+                    cutOverAttempts = i;
+                    phase(Phase.CUTTING_OVER, "attempt " + i + ": " + a.detail());
                     log.info("cut-over attempt {} of {}: {} ({}; application blocked at most {} ms)", i, swap.live(), a.result(), a.detail(),
                             a.blocked().toMillis());
                 });
@@ -288,7 +292,7 @@ public final class OnlineAlter {
                 measured = catchUp.measure(cap);
                 if (measured.isPresent() && measured.get().compareTo(options.maxLag()) <= 0) {
                     lag = measured.get();
-                    status = new Status(options.table(), status.phase(), status.since(), status.detail(), status.cutOverAttempts(), lag);
+                    lastLag = lag;
                     attemptListeners.forEach(l -> l.accept(attempt));
                     return;
                 }
@@ -324,7 +328,7 @@ public final class OnlineAlter {
             Optional<Duration> lag = catchUp.measure(options.maxLag());
             forward.checkHealthy();
             if (lag.isPresent()) {
-                status = new Status(options.table(), status.phase(), status.since(), status.detail(), 0, lag.get());
+                lastLag = lag.get();
                 return lag.get();
             }
             if (System.nanoTime() > deadline) {
@@ -446,14 +450,6 @@ public final class OnlineAlter {
     }
 
     private void phase(Phase p, String detail) {
-        if (status.phase() != p) {
-            log.info("alter {}: {} ({})", options.table(), p.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '), detail);
-        }
-        boolean entered = status.phase() != p;
-        status = new Status(options.table(), p, entered ? Instant.now() : status.since(), detail, status.cutOverAttempts(),
-                status.lastLag());
-        if (entered) {
-            listeners.forEach(l -> l.accept(status));
-        }
+        phases.enter(p, detail);
     }
 }

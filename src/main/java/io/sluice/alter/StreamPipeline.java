@@ -1,6 +1,7 @@
 package io.sluice.alter;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.app.pipeline.ConnectorConfigs;
 import io.sluice.app.pipeline.PipelineSpec;
@@ -237,19 +238,35 @@ final class StreamPipeline {
         stop();
         if (db.postgres()) {
             try (Connection c = db.open(); Statement s = c.createStatement()) {
-                ApplierProgress.dropSlot(c, slot());
+                PostgresSlots.drop(c, slot());
                 s.execute("DROP PUBLICATION IF EXISTS " + quote(slot()));
             }
         }
     }
 
-    /** Whether the copy is complete in the target (see {@link ApplierProgress#copyDone}). */
+    /** Whether the copy is complete in the target (the applier's state, committed with the rows). */
     boolean copyDone() throws SQLException {
-        return ApplierProgress.copyDone(db, name, source, partitions);
+        try (Connection c = db.open()) {
+            return progress().copy(c, source, partitions).complete();
+        }
     }
 
-    Map<Integer, Long> applierOffsets(String column) throws SQLException {
-        return ApplierProgress.offsets(db, name, source, column);
+    /** Rows copied into the target so far (the applier's state, committed with the rows; a cheap read). */
+    long rowsCopied() throws SQLException {
+        try (Connection c = db.open()) {
+            return progress().copy(c, source, partitions).rowsCopied();
+        }
+    }
+
+    /** Per partition, the change-topic offset below which the applier has committed every event. */
+    Map<Integer, Long> appliedChangeOffsets() throws SQLException {
+        try (Connection c = db.open()) {
+            return progress().changeOffsets(c, source);
+        }
+    }
+
+    private ApplierProgress progress() {
+        return ApplierProgress.of(db.jdbcUrl(), STATE_SCHEMA, name);
     }
 
     /** The change topic's committed end, per partition. */
@@ -259,7 +276,7 @@ final class StreamPipeline {
 
     /** Whether the applier has committed every change-topic record below {@code end}. */
     boolean changesApplied(Map<Integer, Long> end, Duration timeout) throws SQLException {
-        return kafka.consumedUpTo(changeTopic(), applierOffsets("change_offset"), end, timeout);
+        return kafka.consumedUpTo(changeTopic(), appliedChangeOffsets(), end, timeout);
     }
 
     /** The Debezium connector's committed source offset (one source partition per connector). */
@@ -292,11 +309,13 @@ final class StreamPipeline {
     void dropServerState() throws SQLException, InterruptedException {
         try (Connection c = db.open(); Statement s = c.createStatement()) {
             if (db.postgres()) {
-                ApplierProgress.dropSlot(c, slot());
+                PostgresSlots.drop(c, slot());
                 s.execute("DROP PUBLICATION IF EXISTS " + quote(slot()));
             }
         }
-        ApplierProgress.delete(db, name);
+        try (Connection c = db.open()) {
+            progress().delete(c);
+        }
         List<String> topics = new ArrayList<>(List.of(changeTopic(), copyTopic(), Topics.heartbeatTopic(name),
                 MariaDbStream.schemaHistoryTopic(name), Topics.sanitize(name) + ".message"));
         kafka.deleteTopics(topics);

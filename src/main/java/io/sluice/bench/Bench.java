@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.app.progress.PhaseTracker;
 import io.sluice.runtime.db.ServerMode;
 import io.sluice.spi.codec.KeyPartitioner;
 import io.sluice.spi.dialect.Dialects;
@@ -80,6 +81,7 @@ final class Bench {
 
     final Options o;
     final Report report = new Report();
+    private final PhaseTracker<Phase> phases = new PhaseTracker<>(log, "bench", Phase.class);
     BenchEnv env;
     private ResourceMonitor monitor;
     private CpuMeter cpu;
@@ -112,8 +114,7 @@ final class Bench {
                     env.mariadb == null ? "" : "; MariaDB innodb_flush_log_at_trx_commit=1, sync_binlog=1, innodb_buffer_pool_size=" + o.sharedBuffers(),
                     env.startupSeconds));
             for (Phase p : o.phases()) {
-                long t0 = System.nanoTime();
-                log.info("=== phase {} ===", p.label);
+                phases.enter(p, p.label);
                 try {
                     switch (p) {
                         case COPY_PG -> new CopyPhases(this).copyPostgres();
@@ -125,7 +126,7 @@ final class Bench {
                     log.error("phase {} failed", p.label, e);
                     report.fail(p.label, e.toString());
                 }
-                log.info("=== phase {} done in {} s ===\n{}", p.label, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), report.render());
+                log.info("=== phase {} done in {} s ===\n{}", p.label, phases.elapsed().toSeconds(), report.render());
             }
             writeCharts();
         } finally {

@@ -2,6 +2,7 @@ package io.sluice.bench;
 
 import io.sluice.app.pipeline.ConnectorConfigs;
 import io.sluice.app.pipeline.PipelineSpec;
+import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.KafkaLimits;
@@ -51,6 +52,8 @@ final class SluicePipeline implements AutoCloseable {
     private final List<String> connectors = new ArrayList<>();
     private boolean debezium;
     private long lastStatusCheck;
+    /** The applier's committed progress, per state schema (the bench's copies use several). */
+    private final Map<String, ApplierProgress> progress = new java.util.concurrent.ConcurrentHashMap<>();
 
     SluicePipeline(BenchEnv env, String name, DatabaseServer source, String sourceDb, TableId table, String targetDb, int partitions) {
         this.env = env;
@@ -195,19 +198,12 @@ final class SluicePipeline implements AutoCloseable {
 
     /** Rows of completed chunks in the applier's state (committed with them), for one state schema. */
     long committedCopyRows(Connection target, String stateSchema) throws SQLException {
-        try (PreparedStatement ps = target.prepareStatement("SELECT coalesce(sum(row_count), 0) FROM " + stateSchema
-                + ".sluice_applier_chunks WHERE pipeline = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        } catch (SQLException e) {
-            if ("42P01".equals(e.getSQLState())) {   // state tables not created yet
-                return 0;
-            }
-            throw e;
+        ApplierProgress p = progress.get(stateSchema);
+        if (p == null) {
+            p = ApplierProgress.of(target.getMetaData().getURL(), stateSchema, name);
+            progress.put(stateSchema, p);
         }
+        return p.rowsCopied(target);
     }
 
     /** Times from now until the applier has committed {@code rows} copy rows; returns {first chunk, done} in nanos. */

@@ -1,5 +1,6 @@
 package io.sluice.app.config;
 
+import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.spi.codec.KeyEquality;
 import io.sluice.spi.model.Column;
@@ -9,8 +10,8 @@ import io.sluice.spi.model.ValueKind;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
@@ -82,27 +83,8 @@ public final class TargetPreflight {
      * run), not someone else's.
      */
     public static boolean copyStarted(SluiceConfig config, Connection target, PlannedTable t) throws SQLException {
-        String schema = config.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA);
-        boolean mysqlFamily = !target.getMetaData().getURL().startsWith("jdbc:postgresql:");
-        String table = mysqlFamily ? "`" + schema + "`.`sluice_applier_state`" : "\"" + schema + "\".\"sluice_applier_state\"";
-        if (!stateTableExists(target, schema, mysqlFamily)) {
-            return false;
-        }
-        try (PreparedStatement ps = target.prepareStatement("SELECT 1 FROM " + table + " WHERE pipeline = ? AND source_table = ?")) {
-            ps.setString(1, config.pipelineName());
-            ps.setString(2, t.source().id().toString());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
-    }
-
-    private static boolean stateTableExists(Connection target, String schema, boolean mysqlFamily) throws SQLException {
-        DatabaseMetaData meta = target.getMetaData();
-        try (ResultSet rs = mysqlFamily ? meta.getTables(schema, null, "sluice_applier_state", null)
-                : meta.getTables(null, schema, "sluice_applier_state", null)) {
-            return rs.next();
-        }
+        return ApplierProgress.of(target.getMetaData().getURL(), config.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA),
+                config.pipelineName()).started(target, t.source().id());
     }
 
     /** Rows in the table: the catalog's estimate, or a count bounded at a million when the catalog has none yet. */
