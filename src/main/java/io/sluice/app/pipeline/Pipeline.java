@@ -68,6 +68,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
     private volatile PipelineRuntime runtime;
     private volatile ConnectorConfigs connectors;
     private CopierOffsets offsets;
+    private volatile RetentionWatch retention;
 
     public Pipeline(ValidatedPlan plan, Function<ValidatedPlan, PipelineRuntime> runtimes) {
         this.plan = plan;
@@ -92,6 +93,8 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
             connectors = ConnectorConfigs.of(plan, runtime.bootstrapServers());
             rateLimit = Long.parseLong(connectors.copier().config().getOrDefault(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), "0"));
             createTopics();
+            retention = new RetentionWatch(plan.config().pipelineName(), runtime.bootstrapServers(),
+                    "connect-" + connectors.applier().name(), changeTopics(), Metrics.globalRegistry);
             ConnectClient connect = runtime.connect();
             phase(Phase.STARTING_STREAM);
             // The applier first: it holds change events until their chunk arrives, so its start order is free,
@@ -140,6 +143,10 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         if (runtime.inProcessWorker()) {
             readMeters();
         }
+        RetentionWatch r = retention;
+        if (r != null) {
+            r.refresh();   // every RetentionWatch.INTERVAL
+        }
         boolean anyRows = rowsCopied.values().stream().anyMatch(n -> n > 0) || copied.containsValue(true);
         if (phase == Phase.WAITING_FOR_STREAM && anyRows) {
             phase(Phase.COPYING);
@@ -166,6 +173,11 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         double lagSeconds = meters.find("sluice.applier.lag.seconds").tag("pipeline", plan.config().pipelineName())
                 .gauges().stream().mapToDouble(Gauge::value).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
         lag = Double.isNaN(lagSeconds) ? null : Duration.ofMillis((long) (lagSeconds * 1000));
+    }
+
+    /** The change topics of the pipeline's tables (not the copy topics). */
+    private List<String> changeTopics() {
+        return ConnectorConfigs.topics(plan).stream().filter(t -> !t.endsWith(".copy")).toList();
     }
 
     private void createTopics() {
@@ -305,7 +317,9 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         }
         ThrottleState throttle = paused ? new ThrottleState(true, rateLimit, "paused by POST /control/pause")
                 : rateLimit > 0 ? new ThrottleState(false, rateLimit, "copy limited to " + rateLimit + " rows/s") : ThrottleState.NONE;
-        return new PipelineStatus(plan.config().pipelineName(), phase, since, tables, lag, throttle, settings, error);
+        RetentionWatch r = retention;
+        return new PipelineStatus(plan.config().pipelineName(), phase, since, tables, lag, throttle, settings, error,
+                r == null ? List.of() : r.last());
     }
 
     // ---- control ----------------------------------------------------------------------------------
@@ -384,6 +398,14 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
                     offsets.close();
                 } catch (RuntimeException e) {
                     log.warn("Closing the copy-progress reader failed: {}", e.toString());
+                }
+            }
+            RetentionWatch w = retention;
+            if (w != null) {
+                try {
+                    w.close();
+                } catch (RuntimeException e) {
+                    log.warn("Closing the retention watch failed: {}", e.toString());
                 }
             }
             PipelineRuntime r = runtime;
