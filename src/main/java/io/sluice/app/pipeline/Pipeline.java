@@ -69,6 +69,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
     private volatile ConnectorConfigs connectors;
     private CopierOffsets offsets;
     private volatile RetentionWatch retention;
+    private volatile InstanceLease lease;
 
     public Pipeline(ValidatedPlan plan, Function<ValidatedPlan, PipelineRuntime> runtimes) {
         this.plan = plan;
@@ -89,6 +90,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         try {
             phase(Phase.CREATING);
             io.sluice.app.config.TargetPreflight.emptyForFreshCopy(plan);
+            lease = takeLease();
             runtime = runtimes.apply(plan);
             connectors = ConnectorConfigs.of(plan, runtime.bootstrapServers());
             rateLimit = Long.parseLong(connectors.copier().config().getOrDefault(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), "0"));
@@ -128,6 +130,11 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
     public boolean refresh() {
         if (phase == Phase.FAILED || runtime == null || connectors == null) {
             return phase != Phase.FAILED;
+        }
+        InstanceLease l = lease;
+        if (l != null && l.lostTo() != null) {
+            fail(l.lostTo());
+            return false;
         }
         ConnectClient connect = runtime.connect();
         for (ConnectorConfigs.Named c : connectors.all()) {
@@ -173,6 +180,17 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         double lagSeconds = meters.find("sluice.applier.lag.seconds").tag("pipeline", plan.config().pipelineName())
                 .gauges().stream().mapToDouble(Gauge::value).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
         lag = Double.isNaN(lagSeconds) ? null : Duration.ofMillis((long) (lagSeconds * 1000));
+    }
+
+    /** This instance's lease in the target, which a second instance of the pipeline finds (InstanceLease). */
+    private InstanceLease takeLease() {
+        var cfg = plan.config();
+        String stateDir = cfg.embeddedKafka()
+                ? java.nio.file.Path.of(cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(cfg.pipelineName()).toAbsolutePath().toString()
+                : "";
+        return InstanceLease.take(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_URL), cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_USER),
+                cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_PASSWORD), cfg.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA),
+                cfg.pipelineName(), stateDir);
     }
 
     /** The change topics of the pipeline's tables (not the copy topics). */
@@ -411,6 +429,10 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
             PipelineRuntime r = runtime;
             if (r != null) {
                 r.close();
+            }
+            InstanceLease l = lease;
+            if (l != null) {
+                l.close();   // after the runtime: until its connectors have stopped, this instance still runs
             }
             phase(failed ? Phase.FAILED : Phase.STOPPED);
             Metrics.globalRegistry.remove(meters);
