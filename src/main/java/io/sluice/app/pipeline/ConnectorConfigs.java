@@ -134,6 +134,14 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         applier.putAll(cfg.values(ConfigSchema.APPLIER).toProperties());
         applier.put(ApplierSettings.KAFKA_BOOTSTRAP.key(), bootstrapServers);   // its check for records lost to retention
         putMappings(plan, applier);
+        if (cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_EXISTING_ROWS).equals("keep")) {
+            // Tables that existed before the run may hold rows: their copy merges by key (a resumed run's tables too,
+            // whose rows are the copy's own; merging them again is slower, not wrong).
+            List<String> kept = plan.tables().stream().filter(PlannedTable::targetExists).map(t -> t.source().id().toString()).toList();
+            if (!kept.isEmpty()) {
+                applier.put(ApplierSettings.MERGED_COPY_TABLES.key(), String.join(",", kept));
+            }
+        }
         // One task per partition pair is the applier's most parallel layout (merge.md: a task owns partition p of both topics).
         Map<String, String> sink = ApplierSinkConnector.connectorConfig(applier, partitions);
 
