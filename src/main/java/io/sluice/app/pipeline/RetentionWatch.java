@@ -117,7 +117,17 @@ final class RetentionWatch implements AutoCloseable {
         Map<String, Config> configs = a.describeConfigs(topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
                 .toList()).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).entrySet().stream()
                 .collect(Collectors.toMap(e -> e.getKey().name(), Map.Entry::getValue));
-        Map<TopicPartition, Long> sizes = sizes(a);
+        Map<TopicPartition, Long> sizes;
+        try {
+            sizes = sizes(a);
+        } catch (Exception e) {
+            // Describing log dirs needs cluster DESCRIBE rights, which a locked-down cluster may not grant: the time
+            // share is still measured, the size share is then unknown (-1).
+            if (e instanceof InterruptedException) {
+                throw e;
+            }
+            sizes = Map.of();
+        }
         List<RetentionUse> out = new ArrayList<>();
         long nowMs = System.currentTimeMillis();
         for (TopicPartition tp : parts) {
