@@ -61,6 +61,51 @@ class SecondInstanceTest {
         }
     }
 
+    /**
+     * MariaDB has no slot to find a running instance by: the pipeline's lease in the target's state schema names it.
+     * Both instances here have their own state directory; the second is refused before it creates anything, and once
+     * the first has stopped (its lease deleted) the same config passes.
+     */
+    @Test
+    void aSecondInstanceOnMariaDbWithAnotherStateDirectoryIsRefusedNamingTheFirst() throws Exception {
+        io.sluice.testkit.MariaDbServer maria = TestServers.mariadb();
+        String src = maria.createDatabase("twicemsrc");
+        String dst = maria.createDatabase("twicemdst");
+        try (Connection c = maria.connect(src); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint NOT NULL)");
+            s.execute("INSERT INTO accounts VALUES (1, 1), (2, 2), (3, 3)");
+        }
+        Path dir = Files.createDirectories(Path.of("target", "second-instance-m-" + System.nanoTime()).toAbsolutePath());
+        String name = TestServers.uniqueName("twicem").toLowerCase().replaceAll("[^a-z0-9_]", "_");
+        String yaml = """
+                pipeline: {name: %s}
+                source: {url: "%s", user: %s, password: "%s", heartbeat: 1s}
+                target: {url: "%s", user: %s, password: "%s", schema: %s}
+                tables: {include: [%s.accounts]}
+                kafka: {partitions: 1, state-dir: "%%s"}
+                http: {enabled: false}
+                """.formatted(name, maria.jdbcUrl(src), maria.user(), maria.password(), maria.jdbcUrl(dst), maria.user(),
+                maria.password(), dst, src);
+        Path first = Files.writeString(dir.resolve("first.yaml"), yaml.formatted(dir.resolve("state-1")));
+        Path second = Files.writeString(dir.resolve("second.yaml"), yaml.formatted(dir.resolve("state-2")));
+
+        try (Pipeline running = new Pipeline(ConfigValidator.standard().validate(ConfigLoader.load(first)),
+                v -> PipelineRuntime.start(v.config()))) {
+            running.start();
+
+            CliRun check = CliRun.of("replicate", "-c", second.toString(), "--validate-only");
+            assertThat(check.exitCode()).as(check.out() + check.err()).isEqualTo(2);
+            CliRun elsewhere = CliRun.of("replicate", "-c", second.toString());
+            assertThat(elsewhere.exitCode()).as(elsewhere.err()).isEqualTo(2);
+            assertThat(elsewhere.err()).contains("pipeline " + name + " is already running elsewhere")
+                    .contains("pid " + ProcessHandle.current().pid() + " on ")
+                    .contains("state directory " + dir.resolve("state-1").resolve(name));
+            assertThat(dir.resolve("state-2")).as("nothing was started for the second instance").doesNotExist();
+        }
+        CliRun after = CliRun.of("replicate", "-c", second.toString(), "--validate-only");
+        assertThat(after.exitCode()).as("the first instance stopped and gave its lease back: " + after.out() + after.err()).isZero();
+    }
+
     private static int freePort() throws Exception {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
             return s.getLocalPort();

@@ -104,11 +104,17 @@ public final class ApplierSettings {
             .description("Target column names that differ from the source's: schema.table.column=target_column entries; "
                     + "an empty target_column leaves the source column out of the target. See TargetMapping.").build();
 
+    public static final Setting<List<String>> MERGED_COPY_TABLES = Setting.builder("copy.merge.tables", SettingType.LIST)
+            .defaultValue(List.of())
+            .description("Source tables (schema.table) whose target table kept the rows it held before the copy: their copy "
+                    + "rows are written as upserts by key (the source's row wins, rows only the target has stay) instead of "
+                    + "bulk inserts into key ranges assumed empty. Set by the pipeline from target.existing-rows: keep.").build();
+
     /**
      * Name mappings, kept apart from {@link #SETTINGS} so the application's config reference (which embeds
      * SETTINGS) is unchanged until it exposes them; the connector reads both groups from its config.
      */
-    public static final Settings MAPPING = new Settings("applier-mapping", List.of(TARGET_TABLES, TARGET_COLUMNS));
+    public static final Settings MAPPING = new Settings("applier-mapping", List.of(TARGET_TABLES, TARGET_COLUMNS, MERGED_COPY_TABLES));
 
     public static final Setting<String> KAFKA_BOOTSTRAP = Setting.builder("kafka.bootstrap.servers", SettingType.STRING)
             .description("The Kafka cluster of the topics, for the task's own check on open that no unapplied record was "

@@ -88,7 +88,8 @@ final class CopyHandler {
         }
         long started = System.nanoTime();
         if (o.writer == null) {
-            o.writer = dialect.openBulkWriter(o.connection, ps.plan.def(), ps.plan.target(), rowsPerWrite);
+            o.writer = ps.plan.mergedCopy() ? new UpsertWriter(dialect, o.connection, ps.plan, rowsPerWrite)
+                    : dialect.openBulkWriter(o.connection, ps.plan.def(), ps.plan.target(), rowsPerWrite);
         }
         for (Object[] row : m.rows()) {
             o.writer.write(row);

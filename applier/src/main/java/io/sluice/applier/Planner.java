@@ -79,7 +79,8 @@ public final class Planner {
                 TableId target = mapping.targetOf(id, targetOf(v, id));
                 ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES));
                 plans.add(new TablePlan(def, target, Topics.changeTopic(pipeline, id), Topics.copyTopic(pipeline, id),
-                        sd.keyOrder(def, source), sd).withSourceReads(source, v.get(ApplierSettings.SOURCE_URL)));
+                        sd.keyOrder(def, source), sd).withSourceReads(source, v.get(ApplierSettings.SOURCE_URL))
+                        .withMergedCopy(mapping.mergesCopy(id)));
             }
         }
         return plans;

@@ -22,6 +22,7 @@ public final class TablePlan {
     private final SourceDialect source;
     private final KeyPartitioner keys;
     private SourceRows sourceRows;
+    private boolean mergedCopy;
 
     public TablePlan(TableDef def, TableId target, String changeTopic, String copyTopic, KeyOrder keyOrder, SourceDialect source) {
         this.def = Objects.requireNonNull(def, "def");
@@ -66,6 +67,19 @@ public final class TablePlan {
     public TablePlan withSourceReads(ConnectionFactory connections, String jdbcUrl) {
         this.sourceRows = new SourceRows(source, connections, jdbcUrl, def);
         return this;
+    }
+
+    /**
+     * Copy rows are written as upserts by key rather than bulk-inserted: the target table kept rows it held before the
+     * copy (target.existing-rows: keep), so a chunk's key range is not known to be empty.
+     */
+    public TablePlan withMergedCopy(boolean merged) {
+        this.mergedCopy = merged;
+        return this;
+    }
+
+    boolean mergedCopy() {
+        return mergedCopy;
     }
 
     SourceRows sourceRows() {

@@ -25,15 +25,24 @@ import java.util.Map;
  * be written here at all (refused).
  */
 public final class TargetMapping {
-    public static final TargetMapping NONE = new TargetMapping(Map.of(), Map.of());
+    public static final TargetMapping NONE = new TargetMapping(Map.of(), Map.of(), java.util.Set.of());
 
     private final Map<TableId, String> tables;
     /** Per source table: source column → target column, or "" when the column is left out. */
     private final Map<TableId, Map<String, String>> columns;
 
-    TargetMapping(Map<TableId, String> tables, Map<TableId, Map<String, String>> columns) {
+    /** Source tables whose copy merges into rows the target table kept ({@link ApplierSettings#MERGED_COPY_TABLES}). */
+    private final java.util.Set<TableId> mergedCopies;
+
+    TargetMapping(Map<TableId, String> tables, Map<TableId, Map<String, String>> columns, java.util.Set<TableId> mergedCopies) {
         this.tables = Map.copyOf(tables);
         this.columns = Map.copyOf(columns);
+        this.mergedCopies = java.util.Set.copyOf(mergedCopies);
+    }
+
+    /** Whether the copy of {@code source} writes upserts into a target table that kept its earlier rows. */
+    public boolean mergesCopy(TableId source) {
+        return mergedCopies.contains(source);
     }
 
     /** The mapping of the {@link ApplierSettings#MAPPING} values. */
@@ -64,7 +73,11 @@ public final class TargetMapping {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new TargetMapping(tables, columns);
+        java.util.Set<TableId> merged = new java.util.LinkedHashSet<>();
+        for (String e : v.get(ApplierSettings.MERGED_COPY_TABLES)) {
+            merged.add(TableId.parse(e));
+        }
+        return new TargetMapping(tables, columns, merged);
     }
 
     /** The target table of {@code source}, given where it would go without a mapping. */

@@ -50,9 +50,12 @@ public final class ConfigSchema {
             .defaultValue(true).description("Create missing target tables from the source tables' definitions; "
                     + "when false, every target table must exist.").build();
     public static final Setting<String> TARGET_EXISTING_ROWS = Setting.builder("existing-rows", SettingType.STRING)
-            .defaultValue("refuse").validator(v -> v.equals("refuse") || v.equals("replace") ? null : "must be refuse or replace")
+            .defaultValue("refuse").validator(v -> v.equals("refuse") || v.equals("replace") || v.equals("keep") ? null
+                    : "must be refuse, replace or keep")
             .description("A target table that already holds rows when its copy starts: refuse (name it and stop before anything "
-                    + "is created), or replace (empty it before the copy; its rows are deleted).").build();
+                    + "is created), replace (empty it before the copy; its rows are deleted), or keep (its rows stay; the copy "
+                    + "upserts by key, so the source's row wins where both have a key and rows only the target has remain, "
+                    + "which verify reports as extra; slower than the bulk copy).").build();
 
     /** How long validation waits for any server (databases, Kafka, Connect) to answer. */
     public static final Setting<Duration> CONNECT_TIMEOUT = Setting.builder("connect-timeout", SettingType.DURATION_TYPE)

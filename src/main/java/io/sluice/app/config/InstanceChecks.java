@@ -1,5 +1,6 @@
 package io.sluice.app.config;
 
+import io.sluice.app.pipeline.InstanceLease;
 import io.sluice.app.pipeline.InstanceLock;
 import io.sluice.postgres.PostgresStream;
 
@@ -13,7 +14,8 @@ import java.util.List;
 
 /**
  * Refuses a second instance of a running pipeline before anything starts: one on the same embedded state directory
- * (its lock is held), or one anywhere whose PostgreSQL replication slot is in use. A second Debezium on an active slot
+ * (its lock is held), one anywhere that holds the pipeline's lease in the target (InstanceLease: any source engine),
+ * or one anywhere whose PostgreSQL replication slot is in use. A second Debezium on an active slot
  * fails on its own, but only after the copy has started and while the run still reports progress; this names the
  * other instance instead. Reads only.
  */
@@ -28,6 +30,17 @@ final class InstanceChecks {
             InstanceLock.holder(dir).ifPresent(h -> problems.add("kafka.state-dir: pipeline " + config.pipelineName()
                     + " is already running from state directory " + dir.toAbsolutePath() + " (" + h + "); stop that run first "
                     + "(Ctrl-C or SIGTERM), or give this one another pipeline.name"));
+        }
+        String stateDir = config.embeddedKafka() ? Path.of(config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR))
+                .resolve(config.pipelineName()).toAbsolutePath().toString() : "";
+        try (Connection c = ConfigValidator.openJdbc(config.get(ConfigSchema.TARGET, ConfigSchema.TARGET_URL),
+                config.get(ConfigSchema.TARGET, ConfigSchema.TARGET_USER), config.get(ConfigSchema.TARGET, ConfigSchema.TARGET_PASSWORD),
+                config.get(ConfigSchema.TARGET, ConfigSchema.CONNECT_TIMEOUT))) {
+            String schema = config.get(ConfigSchema.APPLIER, io.sluice.applier.ApplierSettings.STATE_SCHEMA);
+            InstanceLease.holder(c, schema, config.pipelineName(), stateDir).ifPresent(h -> problems.add(
+                    InstanceLease.alreadyRunning(config.pipelineName(), schema + "." + "sluice_instances", h, java.time.Instant.now())));
+        } catch (SQLException | RuntimeException e) {
+            // unreachable, refused or not a supported URL: the database checks report that, with the key to fix
         }
         String url = config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL);
         if (url != null && url.startsWith("jdbc:postgresql:")) {

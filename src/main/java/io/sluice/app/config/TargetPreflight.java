@@ -46,7 +46,8 @@ public final class TargetPreflight {
             if (rows > 0) {
                 problems.add("target table " + t.target() + " (for " + t.source().id() + ") already holds rows (about " + rows
                         + "), and its copy has not started: the copy would fail on a duplicate key. Empty it, or set "
-                        + "target.existing-rows: replace to have its rows deleted before the copy");
+                        + "target.existing-rows: replace to have its rows deleted before the copy, or keep to have the copy merge "
+                        + "into them by key");
             }
         }
         return problems;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.app.progress.Phase;
 import io.sluice.app.progress.PipelineStatus;
+import io.sluice.app.progress.RetentionUse;
 import io.sluice.app.progress.RuntimeSettings;
 import io.sluice.app.progress.TableProgress;
 import io.sluice.app.progress.ThrottleState;
@@ -69,12 +70,38 @@ public final class StatusJson {
                 n.putNull("eta_seconds");
             }
         }
+        ArrayNode retention = root.putArray("retention");
+        for (RetentionUse r : s.retention()) {
+            ObjectNode n = retention.addObject();
+            n.put("topic", r.topic());
+            n.put("partition", r.partition());
+            n.put("unapplied_events", r.unappliedEvents());
+            putMillis(n, "oldest_unapplied_age_ms", r.oldestUnapplied());
+            putMillis(n, "retention_ms", r.retention());
+            n.put("unapplied_bytes", r.unappliedBytes());
+            n.put("retention_bytes", r.retentionBytes());
+            n.put("lost", r.lost());
+            n.put("retention_used", Math.round(r.used() * 1000) / 1000.0);
+            n.put("warning", r.warn());
+        }
         if (s.error() == null) {
             root.putNull("error");
         } else {
             root.put("error", s.error());
         }
         return root.toPrettyString() + "\n";
+    }
+
+    private static void putMillis(ObjectNode n, String field, Duration d) {
+        if (d == null) {
+            n.putNull(field);
+        } else {
+            n.put(field, d.toMillis());
+        }
+    }
+
+    private static Duration millis(JsonNode n) {
+        return n.isNumber() ? Duration.ofMillis(n.asLong()) : null;
     }
 
     /** Reads what {@link #write} wrote (for {@code sluice status}); derived fields are recomputed. */
@@ -94,6 +121,12 @@ public final class StatusJson {
                     TableProgress.State.valueOf(t.path("state").asText("pending").toUpperCase(Locale.ROOT)),
                     t.path("rows_copied").asLong(), t.path("rows_estimated").asLong(), t.path("rows_per_second").asDouble()));
         }
+        List<RetentionUse> retention = new ArrayList<>();
+        for (JsonNode r : root.path("retention")) {
+            retention.add(new RetentionUse(r.path("topic").asText(), r.path("partition").asInt(), r.path("unapplied_events").asLong(),
+                    millis(r.path("oldest_unapplied_age_ms")), millis(r.path("retention_ms")), r.path("unapplied_bytes").asLong(-1),
+                    r.path("retention_bytes").asLong(-1), r.path("lost").asBoolean()));
+        }
         JsonNode lag = root.path("stream_lag_ms");
         JsonNode throttle = root.path("throttle");
         JsonNode settings = root.path("settings");
@@ -105,6 +138,6 @@ public final class StatusJson {
                 new ThrottleState(throttle.path("paused").asBoolean(), throttle.path("rows_per_second_limit").asLong(),
                         throttle.path("reason").asText("")),
                 settings.isObject() ? new RuntimeSettings(settings.path("chunk_rows").asInt(), settings.path("rows_per_write").asInt()) : null,
-                error.isTextual() ? error.asText() : null);
+                error.isTextual() ? error.asText() : null, retention);
     }
 }

@@ -74,6 +74,14 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         PipelineSpec.Builder b = fromConfig(cfg, plan.tables().stream().map(t -> t.source().id()).toList(), bootstrapServers)
                 .shapes(plan.tables().stream().map(PlannedTable::source).toList(), true);
         putMappings(cfg, plan.tables().stream().map(t -> new Mapped(t.source().id(), t.mapping(), t.target())).toList(), b);
+        if (cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_EXISTING_ROWS).equals("keep")) {
+            // Tables that existed before the run may hold rows: their copy merges by key (a resumed run's tables too,
+            // whose rows are the copy's own; merging them again is slower, not wrong).
+            List<String> kept = plan.tables().stream().filter(PlannedTable::targetExists).map(t -> t.source().id().toString()).toList();
+            if (!kept.isEmpty()) {
+                b.applier(Map.of(ApplierSettings.MERGED_COPY_TABLES.key(), String.join(",", kept)));
+            }
+        }
         return b.build();
     }
 

@@ -17,6 +17,7 @@ import io.sluice.app.progress.ProgressSource;
 import io.sluice.app.progress.RateMeter;
 import io.sluice.app.progress.TableProgress;
 import io.sluice.applier.ApplierProgress;
+import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.copier.connect.TopicSetup;
 import io.sluice.runtime.ConnectClient;
@@ -61,6 +62,8 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
     private volatile Duration lag;
     private volatile PipelineRuntime runtime;
     private volatile ConnectorConfigs connectors;
+    private volatile RetentionWatch retention;
+    private volatile InstanceLease lease;
 
     public Pipeline(ValidatedPlan plan, Function<ValidatedPlan, PipelineRuntime> runtimes) {
         this.plan = plan;
@@ -92,9 +95,12 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
         try {
             phases.enter(Phase.CREATING, "runtime and topics");
             TargetPreflight.emptyForFreshCopy(plan);
+            lease = takeLease();
             runtime = runtimes.apply(plan);
             connectors = ConnectorConfigs.of(plan, runtime.bootstrapServers());
             createTopics();
+            retention = new RetentionWatch(plan.config().pipelineName(), runtime.bootstrapServers(),
+                    "connect-" + connectors.applier().name(), changeTopics(), Metrics.globalRegistry);
             ConnectClient connect = runtime.connect();
             phases.enter(Phase.STARTING_STREAM, "applier and Debezium connectors");
             // The applier first: it holds change events until their chunk arrives, so its start order is free,
@@ -134,6 +140,11 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
         if (phase == Phase.FAILED || runtime == null || connectors == null) {
             return phase != Phase.FAILED;
         }
+        InstanceLease l = lease;
+        if (l != null && l.lostTo() != null) {
+            fail(l.lostTo());
+            return false;
+        }
         ConnectClient connect = runtime.connect();
         for (ConnectorConfigs.Named c : connectors.all()) {
             Optional<String> failure = connect.status(c.name()).flatMap(s -> ConnectClient.failure(s, RootCause::ofConnectTrace));
@@ -143,6 +154,10 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
             }
         }
         readProgress();
+        RetentionWatch r = retention;
+        if (r != null) {
+            r.refresh();   // every RetentionWatch.INTERVAL
+        }
         if (phase == Phase.WAITING_FOR_STREAM && copied.values().stream().anyMatch(c -> c.rowsCopied() > 0 || c.complete())) {
             phases.enter(Phase.COPYING, "rows arrive in the target");
         }
@@ -165,6 +180,22 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
                     .gauges().stream().mapToDouble(Gauge::value).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
             lag = Double.isNaN(lagSeconds) ? null : Duration.ofMillis((long) (lagSeconds * 1000));
         }
+    }
+
+    /** This instance's lease in the target, which a second instance of the pipeline finds (InstanceLease). */
+    private InstanceLease takeLease() {
+        var cfg = plan.config();
+        String stateDir = cfg.embeddedKafka()
+                ? java.nio.file.Path.of(cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(cfg.pipelineName()).toAbsolutePath().toString()
+                : "";
+        return InstanceLease.take(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_URL), cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_USER),
+                cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_PASSWORD), cfg.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA),
+                cfg.pipelineName(), stateDir);
+    }
+
+    /** The change topics of the pipeline's tables (not the copy topics). */
+    private List<String> changeTopics() {
+        return ConnectorConfigs.topics(plan).stream().filter(t -> !t.endsWith(".copy")).toList();
     }
 
     private void createTopics() {
@@ -230,8 +261,9 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
                     : phase == Phase.COPYING || c.rowsCopied() > 0 ? TableProgress.State.COPYING : TableProgress.State.PENDING;
             tables.add(new TableProgress(t.toString(), state, c.rowsCopied(), e.getValue(), c.complete() ? 0 : rates.get(t).rate()));
         }
+        RetentionWatch r = retention;
         return new PipelineStatus(plan.config().pipelineName(), phase, phases.since(), tables, lag, control.throttleState(),
-                control.settings(), error);
+                control.settings(), error, r == null ? List.of() : r.last());
     }
 
     /** Stops the runtime; connectors, offsets and applier state stay, so the next start resumes. */
@@ -246,9 +278,21 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
             phases.enter(Phase.STOPPING);
             control.detach();
             progress.close();
+            RetentionWatch w = retention;
+            if (w != null) {
+                try {
+                    w.close();
+                } catch (RuntimeException e) {
+                    log.warn("Closing the retention watch failed: {}", e.toString());
+                }
+            }
             PipelineRuntime r = runtime;
             if (r != null) {
                 r.close();
+            }
+            InstanceLease l = lease;
+            if (l != null) {
+                l.close();   // after the runtime: until its connectors have stopped, this instance still runs
             }
             phases.enter(failed ? Phase.FAILED : Phase.STOPPED);
             Metrics.globalRegistry.remove(meters);

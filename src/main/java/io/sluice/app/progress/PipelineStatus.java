@@ -16,13 +16,22 @@ import java.util.List;
  * @param throttle  pause/throttle state of the copy
  * @param settings  the run-time settings in effect; null before the pipeline has them
  * @param error     what failed, when {@code phase} is FAILED; else null
+ * @param retention per change partition, unapplied events against the topic's retention; empty when not measured
  */
 public record PipelineStatus(String pipeline, Phase phase, Instant since, List<TableProgress> tables,
-                             Duration streamLag, ThrottleState throttle, RuntimeSettings settings, String error) {
+                             Duration streamLag, ThrottleState throttle, RuntimeSettings settings, String error,
+                             List<RetentionUse> retention) {
 
     public PipelineStatus {
         tables = List.copyOf(tables);
         throttle = throttle == null ? ThrottleState.NONE : throttle;
+        retention = retention == null ? List.of() : List.copyOf(retention);
+    }
+
+    /** A status without retention readings (where none are taken). */
+    public PipelineStatus(String pipeline, Phase phase, Instant since, List<TableProgress> tables,
+                          Duration streamLag, ThrottleState throttle, RuntimeSettings settings, String error) {
+        this(pipeline, phase, since, tables, streamLag, throttle, settings, error, List.of());
     }
 
     public static PipelineStatus starting(String pipeline) {

@@ -99,6 +99,18 @@ public final class ProgressFormat {
         return sb.toString();
     }
 
+    /**
+     * The change partition nearest to losing an unapplied event to retention, when any is measured:
+     * {@code retention: orders partition 3: 1.2k unapplied, oldest 2h07m old, 30% of retention (…)}; from
+     * {@link RetentionUse#WARN_AT} on it starts with WARNING and says what to do before the events are deleted.
+     */
+    public static java.util.Optional<String> retentionLine(PipelineStatus s) {
+        return s.retention().stream().max(java.util.Comparator.comparingDouble(RetentionUse::used)).map(r -> r.warn()
+                ? "WARNING retention: " + r.describe() + "; apply them before retention deletes them (is the applier running? a "
+                        + "partition held at the copy frontier?) or raise retention.ms/retention.bytes of " + r.topic()
+                : "retention: " + r.describe());
+    }
+
     /** All lines of a status display, each cut to {@code width} so the terminal never wraps them. */
     public static List<String> lines(PipelineStatus s, int width) {
         int nameWidth = Math.min(32, Math.max(8, s.tables().stream().mapToInt(t -> t.table().length()).max().orElse(8)));
@@ -108,6 +120,7 @@ public final class ProgressFormat {
             out.add(cut(tableLine(t, nameWidth, barWidth), width));
         }
         out.add(cut(summaryLine(s), width));
+        retentionLine(s).ifPresent(l -> out.add(cut(l, width)));
         return out;
     }
 

@@ -64,7 +64,7 @@ public class MonitoringFilesTest {
         String alerts = Files.readString(root().resolve("deploy/prometheus/alerts.yml"));
         assertThat(alerts).contains("kafka_connect_task_status{status=\"failed\"}", "sluice_applier_lag_seconds",
                 "sluice_source_slot_retained_bytes", "sluice_applier_held_partitions", "sluice_copy_paused",
-                "sluice_copy_rows_per_second_limit");
+                "sluice_copy_rows_per_second_limit", "sluice_change_retention_used_ratio");
         JsonNode dashboard = new ObjectMapper().readTree(root().resolve("deploy/grafana/sluice.json").toFile());
         List<String> uids = new ArrayList<>();
         dashboard.path("panels").forEach(p -> uids.add(p.path("datasource").path("uid").asText()));

@@ -71,6 +71,20 @@ class RetentionGapTest {
                 assertThat(System.nanoTime()).as("Debezium never published the 500 updates").isLessThan(deadline);
                 Thread.sleep(250);
             }
+            // While the applier is stopped, status measures the unapplied events against the topic's retention.
+            deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (p.status().retention().stream().noneMatch(r -> r.topic().equals(changes.topic()) && r.unappliedEvents() >= 500)) {
+                assertThat(p.refresh()).isTrue();
+                assertThat(System.nanoTime()).as("no retention reading of the 500 unapplied events: " + p.status()).isLessThan(deadline);
+                Thread.sleep(500);
+            }
+            io.sluice.app.progress.RetentionUse use = p.status().retention().stream()
+                    .filter(r -> r.topic().equals(changes.topic())).findFirst().orElseThrow();
+            assertThat(use.oldestUnapplied()).isNotNull();
+            assertThat(use.retention()).as("kafka.retention of the pipeline's topics").isNotNull();
+            assertThat(use.warn()).isFalse();
+            assertThat(io.sluice.app.progress.ProgressFormat.lines(p.status(), 400))
+                    .anySatisfy(l -> assertThat(l).startsWith("retention: " + changes.topic() + " partition 0: "));
             long gone = end(runtime[0], changes);
             runtime[0].admin().deleteRecords(Map.of(changes, RecordsToDelete.beforeOffset(gone))).all().get();
             rest(runtime[0], "PUT", "/connectors/" + applier + "/resume");

@@ -41,8 +41,9 @@ import java.util.StringJoiner;
  * <p>Chunks run in {@code START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY}; MariaDB then reports the
  * binlog coordinates of exactly that snapshot in the {@code binlog_snapshot_file/position} status variables
  * (taken under the commit lock, so every transaction before them in the binlog is visible and none after).
- * The GTID is left out: {@code @@gtid_binlog_pos} is read outside that lock and is not consistent with the
- * snapshot, and the file/position pair alone decides visibility.
+ * {@code @@gtid_binlog_pos} is read outside that lock and is not consistent with the snapshot; with gtid_strict_mode
+ * the GTID position of the exact file/position is recorded instead ({@link #gtidPosition}), and decides visibility
+ * (BinlogSnapshot), so chunk positions still compare after a failover; without it file and position decide.
  *
  * <p>Keyset bounds on composite keys are expanded to {@code k1 > ? OR (k1 = ? AND k2 > ?) …}, because
  * MariaDB's range optimizer does not turn a row-value comparison into an index range; the expanded form becomes
@@ -360,7 +361,30 @@ public class MariaDbSourceDialect implements SourceDialect {
                 s.execute("ROLLBACK");
                 throw new SQLException("the server reports no binlog_snapshot_file/position: is log_bin enabled?");
             }
-            return new BinlogSnapshot(file, pos, null);
+            return new BinlogSnapshot(file, pos, gtidPosition(c, file, pos));
+        }
+    }
+
+    /**
+     * The GTID position of the snapshot's binlog point, where the source runs gtid_strict_mode (which keeps each
+     * domain's sequence numbers increasing in binlog order on every server, so they order transactions across a
+     * failover; BinlogSnapshot): {@code BINLOG_GTID_POS} maps the exact file/offset, unlike {@code @@gtid_binlog_pos}.
+     * Null otherwise, and file/offset alone decide. BINLOG_GTID_POS reads the binlog file up to the offset (MariaDB
+     * before 11.4 has no GTID index), one read per chunk: the price of comparisons that survive a failover.
+     */
+    static String gtidPosition(Connection c, String file, long pos) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@GLOBAL.gtid_strict_mode")) {
+            if (!rs.next() || !rs.getBoolean(1)) {
+                return null;
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT BINLOG_GTID_POS(?, ?)")) {
+            ps.setString(1, file);
+            ps.setLong(2, pos);
+            try (ResultSet rs = ps.executeQuery()) {
+                String g = rs.next() ? rs.getString(1) : null;
+                return g == null || g.isBlank() ? null : g.replaceAll("\\s", "");
+            }
         }
     }
 

@@ -207,9 +207,49 @@ class MariaDbSourceDialectTest {
             }
             dialect.endChunk(chunk);
             assertThat(ids).containsExactly(1L);
-            assertThat(snapshot.gtid()).isNull();
             assertThat(snapshot.sees(before)).isTrue();
             assertThat(snapshot.sees(after)).isFalse();
+        }
+    }
+
+    /**
+     * With gtid_strict_mode the snapshot records the GTID position of its exact binlog point, and the GTIDs decide:
+     * an event whose file and offset mean nothing here (as after a failover to a replica numbering its files apart)
+     * is still judged right. The server's setting is restored afterwards.
+     */
+    @Test
+    void withGtidStrictModeTheSnapshotsGtidPositionDecides() throws Exception {
+        exec("CREATE TABLE snapg (id int PRIMARY KEY)");
+        boolean strict;
+        try (Connection c = factory.open(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@GLOBAL.gtid_strict_mode")) {
+            rs.next();
+            strict = rs.getBoolean(1);
+        }
+        exec("SET GLOBAL gtid_strict_mode = 1");
+        try {
+            String before = insertGtid("snapg", 1);
+            try (Connection chunk = factory.open()) {
+                BinlogSnapshot snapshot = (BinlogSnapshot) dialect.beginChunk(chunk);
+                String after = insertGtid("snapg", 2);
+                dialect.endChunk(chunk);
+                assertThat(snapshot.gtid()).as("BINLOG_GTID_POS of the snapshot's point").isNotNull().contains(before);
+                // file and offset that would sort the other way: only the GTIDs can tell
+                assertThat(snapshot.sees(new BinlogEventPosition("replica-bin.999999", 4, before))).isTrue();
+                assertThat(snapshot.sees(new BinlogEventPosition("replica-bin.000001", 4, after))).isFalse();
+            }
+        } finally {
+            exec("SET GLOBAL gtid_strict_mode = " + (strict ? 1 : 0));
+        }
+    }
+
+    /** Inserts in its own transaction; returns its GTID. */
+    private String insertGtid(String table, int id) throws SQLException {
+        try (Connection c = factory.open(); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO " + table + " VALUES (" + id + ")");
+            try (ResultSet rs = s.executeQuery("SELECT @@last_gtid")) {
+                rs.next();
+                return rs.getString(1);
+            }
         }
     }
 

@@ -17,7 +17,10 @@ import java.util.Objects;
  *       chunk's table {@code t}</i>: transactions on other tables may fall on either side. The applier only
  *       judges {@code t}'s events with it. {@link #gtid()} is then MySQL's {@code Executed_Gtid_Set}.</li>
  * </ul>
- * File and position alone decide; the GTID is informational.
+ * Where the snapshot and the event both carry GTIDs of one kind ({@link Gtids}: MariaDB with gtid_strict_mode, or
+ * MySQL), the GTIDs decide: they survive a failover to a replica or a RESET MASTER, which renumber the binlog files.
+ * Otherwise file and position decide, which is exact on one server and one binlog history only
+ * (docs/operations/limitations.md).
  */
 public record BinlogSnapshot(String file, long pos, String gtid) implements SnapshotPosition {
 
@@ -37,7 +40,8 @@ public record BinlogSnapshot(String file, long pos, String gtid) implements Snap
         if (!(event instanceof BinlogEventPosition b)) {
             throw new IllegalArgumentException("a binlog snapshot cannot judge " + event);
         }
-        return compare(b.file(), b.pos(), file, pos) < 0;
+        Boolean byGtid = Gtids.includes(gtid, b.gtid());
+        return byGtid != null ? byGtid : compare(b.file(), b.pos(), file, pos) < 0;
     }
 
     @Override
@@ -50,12 +54,28 @@ public record BinlogSnapshot(String file, long pos, String gtid) implements Snap
         if (!(other instanceof BinlogSnapshot s)) {
             throw new IllegalArgumentException("a binlog snapshot cannot be compared with " + other);
         }
-        return compare(file, pos, s.file, s.pos) >= 0;
+        Boolean byGtid = Gtids.includesAll(gtid, s.gtid);
+        return byGtid != null ? byGtid : compare(file, pos, s.file, s.pos) >= 0;
     }
 
     @Override
     public SnapshotPosition horizonWith(SnapshotPosition other) {
-        return horizonAtLeast(other) ? this : other;
+        if (horizonAtLeast(other)) {
+            return this;
+        }
+        if (other.horizonAtLeast(this)) {
+            return other;
+        }
+        // GTIDs of neither including the other's (MariaDB domains ahead on each side): the horizon sees both.
+        BinlogSnapshot o = (BinlogSnapshot) other;
+        BinlogSnapshot later = compare(file, pos, o.file, o.pos) >= 0 ? this : o;
+        if (!Gtids.isMariaDbPosition(gtid)) {
+            return new BinlogSnapshot(later.file, later.pos, gtid + "," + o.gtid);   // MySQL: the union of the two sets
+        }
+        java.util.Map<Long, Long> merged = Gtids.mariaDbPosition(gtid);
+        Gtids.mariaDbPosition(o.gtid).forEach((d, n) -> merged.merge(d, n, Math::max));
+        return new BinlogSnapshot(later.file, later.pos, merged.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
+                .map(e -> e.getKey() + "-0-" + e.getValue()).collect(java.util.stream.Collectors.joining(",")));
     }
 
     /** Orders binlog coordinates: by the file's numeric suffix, then by offset. */
