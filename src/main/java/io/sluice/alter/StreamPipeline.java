@@ -1,5 +1,7 @@
 package io.sluice.alter;
 
+import io.sluice.postgres.PostgresSlots;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
