@@ -64,7 +64,7 @@ public final class Applier implements AutoCloseable {
         this.keyBuilds = new KeyBuilds(dialect, pool, state, metrics, flow, options.partitions());
         this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options, keyBuilds);
         this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite(), keyBuilds,
-                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite()));
+                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite(), keyBuilds));
     }
 
     /** Creates the state tables if absent. */
