@@ -215,6 +215,9 @@ final class SluicePipeline implements AutoCloseable {
         try (Connection c = env.target.connect(targetDb)) {
             while (true) {
                 long done = committedCopyRows(c, stateSchema);
+                if (done >= rows && keyPending(c, stateSchema)) {
+                    done = rows - 1;   // the rows are in, the key is not: a table loaded without its key is done once keyed
+                }
                 long now = System.nanoTime();
                 if (done > 0 && first < 0) {
                     first = now;
@@ -231,6 +234,18 @@ final class SluicePipeline implements AutoCloseable {
                 }
                 failIfFailed();
                 Thread.sleep(100);
+            }
+        }
+    }
+
+    /** Whether a target table of this pipeline still waits for its key to be built after its copy. */
+    private boolean keyPending(Connection target, String stateSchema) throws SQLException {
+        try (PreparedStatement ps = target.prepareStatement("SELECT count(*) FROM " + stateSchema
+                + ".sluice_applier_key_build WHERE pipeline = ? AND phase = 'loading'")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) > 0;
             }
         }
     }

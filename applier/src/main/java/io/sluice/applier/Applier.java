@@ -43,6 +43,7 @@ public final class Applier implements AutoCloseable {
     private final FlowControl flow;
     private final CopyHandler copies;
     private final ChangeHandler changes;
+    private final KeyBuilds keyBuilds;
     /** Open partitions by (table, partition number). */
     private final Map<TableId, Map<Integer, PartitionState>> parts = new HashMap<>();
     private final Set<TopicPart> assigned = new TreeSet<>();
@@ -60,9 +61,10 @@ public final class Applier implements AutoCloseable {
         this.state = new StateStore(dialect, options.stateSchema(), options.pipeline());
         this.metrics = new ApplierMetrics(registry, options.pipeline());
         this.flow = flow;
-        this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options);
-        this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite(),
-                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite()));
+        this.keyBuilds = new KeyBuilds(dialect, pool, state, metrics, flow, options.partitions());
+        this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options, keyBuilds);
+        this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite(), keyBuilds,
+                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite(), keyBuilds));
     }
 
     /** Creates the state tables if absent. */
@@ -70,6 +72,7 @@ public final class Applier implements AutoCloseable {
         run(() -> {
             Connection c = pool.take();
             state.createTables(c);
+            keyBuilds.load(c, byTable.values());
             pool.give(c);
         });
     }
@@ -167,6 +170,7 @@ public final class Applier implements AutoCloseable {
                 changes.handle(run.getKey(), run.getValue());
             }
             changes.afterPoll();
+            keyBuilds.afterPoll(parts, byTable.values());
         });
     }
 

@@ -85,6 +85,14 @@ public final class ApplierSettings {
     public static final Setting<Boolean> CREATE_TABLES = Setting.builder("create.tables", SettingType.BOOLEAN)
             .defaultValue(true).description("Create a missing target table from the source plan (TargetDialect.createTableDdl).").build();
 
+    public static final Setting<Boolean> KEY_AFTER_COPY = Setting.builder("key.after.copy", SettingType.BOOLEAN)
+            .defaultValue(true)
+            .description("For a target table the applier creates (PostgreSQL): create it without its primary key, COPY the "
+                    + "chunks into the bare table and build the key once every partition is copied (5M rows: 4.3 s load + "
+                    + "2.7 s build against 7.4 s into the keyed table). The table's change events wait in Kafka until the "
+                    + "key is built, so its lag grows during the copy and Kafka's retention must cover the whole copy. "
+                    + "false keeps the key during the copy and applies changes as soon as their rows are copied.").build();
+
     public static final Setting<String> UNAVAILABLE_PLACEHOLDER = Setting.builder("unavailable.value.placeholder", SettingType.STRING)
             .defaultValue(ChangeEventDecoder.DEFAULT_PLACEHOLDER)
             .description("Debezium's placeholder for unchanged TOAST values; must equal the source connector's "
@@ -92,7 +100,8 @@ public final class ApplierSettings {
 
     public static final Settings SETTINGS = new Settings("applier", List.of(PIPELINE, TABLES, SOURCE_URL, SOURCE_USER,
             SOURCE_PASSWORD, TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, STATE_SCHEMA, PARTITIONS,
-            PACKET_SIZE, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, CREATE_TABLES, UNAVAILABLE_PLACEHOLDER));
+            PACKET_SIZE, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, CREATE_TABLES, KEY_AFTER_COPY,
+            UNAVAILABLE_PLACEHOLDER));
 
     public static final Setting<List<String>> TARGET_TABLES = Setting.builder("target.tables", SettingType.LIST)
             .defaultValue(List.of())

@@ -33,6 +33,7 @@ final class ChangeHandler {
     private final FlowControl flow;
     private final ChangeDecoder decoder;
     private final ApplierOptions options;
+    private final KeyBuilds keyBuilds;
     private final ChangeBatch batch = new ChangeBatch();
     /** Partitions whose pending offset moved since the last commit. */
     private final Set<PartitionState> touched = new LinkedHashSet<>();
@@ -42,7 +43,8 @@ final class ChangeHandler {
     private long lastSourceTs;
 
     ChangeHandler(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow,
-                  ChangeDecoder decoder, ApplierOptions options) {
+                  ChangeDecoder decoder, ApplierOptions options, KeyBuilds keyBuilds) {
+        this.keyBuilds = keyBuilds;
         this.dialect = dialect;
         this.pool = pool;
         this.state = state;
@@ -56,6 +58,16 @@ final class ChangeHandler {
     void handle(PartitionState ps, List<InboundRecord> records) throws SQLException {
         if (ps.held()) {
             return;   // fetched before the pause took effect; the rewind delivers them again
+        }
+        if (keyBuilds.blocks(ps.plan)) {
+            // The table has no key yet (loaded index-less): nothing is applied to it before the key is built.
+            for (InboundRecord r : records) {
+                if (r.offset() >= ps.pendingChangeOffset) {
+                    hold(ps, r, KeyBuilds.WAITING_FOR_KEY);
+                    return;
+                }
+            }
+            return;
         }
         List<InboundRecord> recs = new ArrayList<>(records.size());
         List<ChangeDecoder.Decoded> decoded = new ArrayList<>(records.size());

@@ -86,6 +86,11 @@ final class ChunkIndex {
         }
     }
 
+    /** Whether the completed chunks tile the whole key space: the copy is complete in this partition. */
+    boolean complete() {
+        return gaps == 0;
+    }
+
     /**
      * Whether an event at {@code position} is certainly applied, without locating its key: the completed chunks
      * tile the whole key space (the copy is complete in this partition, so no key is beyond the frontier) and

@@ -28,9 +28,11 @@ final class CopyHandler {
     private final FlowControl flow;
     private final int rowsPerWrite;
     private final RepairHandler repairs;
+    private final KeyBuilds keyBuilds;
 
     CopyHandler(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow, int rowsPerWrite,
-                RepairHandler repairs) {
+                KeyBuilds keyBuilds, RepairHandler repairs) {
+        this.keyBuilds = keyBuilds;
         this.dialect = dialect;
         this.pool = pool;
         this.state = state;
@@ -141,6 +143,7 @@ final class CopyHandler {
             state.fence(c, ps.plan.def(), ps.partition, ps.generation);
             state.addChunk(c, ps.plan.def(), ps.partition, chunk);
             state.saveCopyProgress(c, ps.plan.def(), ps.partition, resume, ps.rangesEnded);
+            keyBuilds.chunkCompleted(c, ps);
             c.commit();
             ApplierMetrics.time(metrics.commitTimer, started);
             ps.copyOffset = resume;
@@ -150,7 +153,7 @@ final class CopyHandler {
             throw e;
         }
         pool.give(c);
-        if (ps.held() && ps.chunks.locate(ps.heldKey) != null) {
+        if (ps.held() && !keyBuilds.blocks(ps.plan) && ps.chunks.locate(ps.heldKey) != null) {
             log.debug("{}: {} covers the held key, resuming the change partition at {}", ps, id, ps.heldOffset);
             ps.heldKey = null;
             ps.heldOffset = -1;

@@ -72,6 +72,18 @@ final class MappedTargetDialect implements TargetDialect {
     }
 
     @Override
+    public List<String> createTableWithoutKeyDdl(Connection connection, TableDef source, TableId target) throws SQLException {
+        TargetMapping.Projection p = projection(source);
+        return inner.createTableWithoutKeyDdl(connection, p == null ? source : p.target(), target);
+    }
+
+    @Override
+    public List<String> buildKeyDdl(TableDef source, TableId target) {
+        TargetMapping.Projection p = projection(source);
+        return inner.buildKeyDdl(p == null ? source : p.target(), target);
+    }
+
+    @Override
     public BulkWriter openBulkWriter(Connection connection, TableDef table, TableId target, int rowsPerStatement) throws SQLException {
         TargetMapping.Projection p = projection(table);
         if (p == null) {

@@ -77,7 +77,8 @@ public final class Planner {
                 TableId id = TableId.parse(name);
                 TableDef def = sd.describe(s, id);
                 TableId target = mapping.targetOf(id, targetOf(v, id));
-                ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES));
+                ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES),
+                        v.get(ApplierSettings.KEY_AFTER_COPY) ? new StateStore(td, v.get(ApplierSettings.STATE_SCHEMA), pipeline) : null);
                 plans.add(new TablePlan(def, target, Topics.changeTopic(pipeline, id), Topics.copyTopic(pipeline, id),
                         sd.keyOrder(def, source), sd).withSourceReads(source, v.get(ApplierSettings.SOURCE_URL))
                         .withMergedCopy(mapping.mergesCopy(id)));
@@ -88,6 +89,16 @@ public final class Planner {
 
     /** Creates the target table from the source plan when it is absent (and creation is allowed). */
     public static void ensureTable(Connection t, TargetDialect td, TableDef def, TableId target, boolean create) throws SQLException {
+        ensureTable(t, td, def, target, create, null);
+    }
+
+    /**
+     * As {@link #ensureTable(Connection, TargetDialect, TableDef, TableId, boolean)}; with {@code keyAfter}, a table the
+     * target can key afterwards is created without its key, and recorded as such in the same transaction (so a crash
+     * leaves either both or neither: never a keyless table the appliers would take for a keyed one).
+     */
+    static void ensureTable(Connection t, TargetDialect td, TableDef def, TableId target, boolean create, StateStore keyAfter)
+            throws SQLException {
         if (td.tableExists(t, target)) {
             return;
         }
@@ -96,13 +107,28 @@ public final class Planner {
                     + "or the connector has not created it yet)");
         }
         boolean auto = t.getAutoCommit();
-        t.setAutoCommit(true);
+        List<String> keyless = null;
+        if (keyAfter != null) {
+            t.setAutoCommit(false);
+            keyAfter.createTables(t);
+            keyless = td.createTableWithoutKeyDdl(t, def, target);
+            t.commit();
+        }
+        t.setAutoCommit(keyless == null);
         try (Statement st = t.createStatement()) {
-            for (String ddl : td.createTableDdl(def, target)) {
+            for (String ddl : keyless == null ? td.createTableDdl(def, target) : keyless) {
                 log.info("creating target table: {}", ddl);
                 st.execute(ddl);
             }
+            if (keyless != null) {
+                keyAfter.deferKey(t, def.id());
+                t.commit();
+                log.info("{}: created without its primary key; the key is built once the copy is complete", target);
+            }
         } catch (SQLException e) {
+            if (!t.getAutoCommit()) {
+                t.rollback();
+            }
             if (!td.tableExists(t, target)) {   // another task may have created it at the same moment
                 throw e;
             }

@@ -40,6 +40,12 @@ final class StateStore {
     static final String CHUNKS_TABLE = "sluice_applier_chunks";
     /** Per partition, the change offset from which every event is past the copy (merge.md, "Long runs"). */
     static final String PAST_COPY_TABLE = "sluice_applier_past_copy";
+    /** Per table created without its key: 'loading' until the key is built, then 'built' (applier.md, "Key after the copy"). */
+    static final String KEY_BUILD_TABLE = "sluice_applier_key_build";
+    /** Per partition of such a table: present once the partition's completed chunks tile the key space. */
+    static final String LOADED_TABLE = "sluice_applier_loaded";
+    static final String LOADING = "loading";
+    static final String BUILT = "built";
 
     private final TargetDialect dialect;
     private final String schema;
@@ -47,6 +53,8 @@ final class StateStore {
     private final String state;
     private final String chunks;
     private final String pastCopy;
+    private final String keyBuild;
+    private final String loaded;
 
     StateStore(TargetDialect dialect, String schema, String pipeline) {
         this.dialect = dialect;
@@ -55,6 +63,8 @@ final class StateStore {
         this.state = dialect.quote(schema) + "." + dialect.quote(STATE_TABLE);
         this.chunks = dialect.quote(schema) + "." + dialect.quote(CHUNKS_TABLE);
         this.pastCopy = dialect.quote(schema) + "." + dialect.quote(PAST_COPY_TABLE);
+        this.keyBuild = dialect.quote(schema) + "." + dialect.quote(KEY_BUILD_TABLE);
+        this.loaded = dialect.quote(schema) + "." + dialect.quote(LOADED_TABLE);
     }
 
     /** What a claim found: the partition's durable progress, now owned by {@code generation}. */
@@ -90,6 +100,10 @@ final class StateStore {
                     + "snapshot TEXT NOT NULL, row_count BIGINT NOT NULL, PRIMARY KEY (pipeline, source_table, part, range_id, chunk_seq))");
             s.execute("CREATE TABLE IF NOT EXISTS " + pastCopy + " (pipeline VARCHAR(200) NOT NULL, source_table VARCHAR(400) NOT NULL, "
                     + "part INT NOT NULL, change_offset BIGINT NOT NULL, PRIMARY KEY (pipeline, source_table, part))");
+            s.execute("CREATE TABLE IF NOT EXISTS " + keyBuild + " (pipeline VARCHAR(200) NOT NULL, source_table VARCHAR(400) NOT NULL, "
+                    + "phase VARCHAR(20) NOT NULL, updated_ms BIGINT NOT NULL, PRIMARY KEY (pipeline, source_table))");
+            s.execute("CREATE TABLE IF NOT EXISTS " + loaded + " (pipeline VARCHAR(200) NOT NULL, source_table VARCHAR(400) NOT NULL, "
+                    + "part INT NOT NULL, PRIMARY KEY (pipeline, source_table, part))");
         }
         c.commit();
     }
@@ -268,9 +282,78 @@ final class StateStore {
         }
     }
 
+    /**
+     * Records, in {@code c}'s transaction (the one creating the table without its key), that the table's key is
+     * to be built after its copy. Any earlier record of the table (a table dropped and created again) is replaced.
+     */
+    void deferKey(Connection c, TableId table) throws SQLException {
+        for (String t : List.of(keyBuild, loaded)) {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE pipeline = ? AND source_table = ?")) {
+                ps.setString(1, pipeline);
+                ps.setString(2, tableKey(table));
+                ps.executeUpdate();
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + keyBuild + " (pipeline, source_table, phase, updated_ms) "
+                + "VALUES (?, ?, ?, ?)")) {
+            ps.setString(1, pipeline);
+            ps.setString(2, tableKey(table));
+            ps.setString(3, LOADING);
+            ps.setLong(4, System.currentTimeMillis());
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * The table's key-build phase ({@link #LOADING}, {@link #BUILT}), or null for a table created with its key.
+     * With {@code lock}, the row is locked without waiting: null is then also returned when another session holds
+     * it (that session is building the key).
+     */
+    String keyPhase(Connection c, TableId table, boolean lock) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT phase FROM " + keyBuild + " WHERE pipeline = ? AND source_table = ?"
+                + (lock ? " FOR UPDATE NOWAIT" : ""))) {
+            ps.setString(1, pipeline);
+            ps.setString(2, tableKey(table));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    void saveKeyBuilt(Connection c, TableId table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + keyBuild + " SET phase = ?, updated_ms = ? "
+                + "WHERE pipeline = ? AND source_table = ?")) {
+            ps.setString(1, BUILT);
+            ps.setLong(2, System.currentTimeMillis());
+            ps.setString(3, pipeline);
+            ps.setString(4, tableKey(table));
+            ps.executeUpdate();
+        }
+    }
+
+    /** Records that the partition's copy is complete (inside the transaction of the chunk that completes it). */
+    void saveLoaded(Connection c, TableDef table, int part) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + loaded + " (pipeline, source_table, part) VALUES (?, ?, ?)")) {
+            bindKey(ps, tableKey(table.id()), part);
+            ps.executeUpdate();
+        }
+    }
+
+    /** How many partitions of the table have their copy complete. */
+    int loadedPartitions(Connection c, TableId table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + loaded + " WHERE pipeline = ? AND source_table = ?")) {
+            ps.setString(1, pipeline);
+            ps.setString(2, tableKey(table));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
     /** Forgets a pipeline's progress for one table (a re-copy starts from an empty target table). */
     void reset(Connection c, TableId table) throws SQLException {
-        for (String t : List.of(state, chunks, pastCopy)) {
+        for (String t : List.of(state, chunks, pastCopy, loaded)) {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE pipeline = ? AND source_table = ?")) {
                 ps.setString(1, pipeline);
                 ps.setString(2, tableKey(table));

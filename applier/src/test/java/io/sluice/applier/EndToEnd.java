@@ -45,11 +45,24 @@ final class EndToEnd {
     private final Workload.Engine sourceEngine;
     private final Workload.Engine targetEngine;
     private final String name;
+    private final boolean keyAfterCopy;
+    /** Application name of the test's own target session that delays the key build (spared by {@link #crash}). */
+    private static final String BLOCKER = "e2e-key-build-blocker";
 
     EndToEnd(String name, Workload.Engine source, Workload.Engine target) {
+        this(name, source, target, true);
+    }
+
+    /** @param keyAfterCopy the applier's key.after.copy (a PostgreSQL target table is then loaded without its key) */
+    EndToEnd(String name, Workload.Engine source, Workload.Engine target, boolean keyAfterCopy) {
         this.name = name;
         this.sourceEngine = source;
         this.targetEngine = target;
+        this.keyAfterCopy = keyAfterCopy;
+    }
+
+    private boolean keyBuiltAfter() {
+        return keyAfterCopy && targetEngine == Workload.Engine.POSTGRES;
     }
 
     private static DatabaseServer server(Workload.Engine e) {
@@ -111,10 +124,25 @@ final class EndToEnd {
         applier.put("rows.per.write", "200");
         applier.put("rows.per.transaction", "2000");
         applier.put("commit.interval", "200ms");
+        applier.put("key.after.copy", String.valueOf(keyAfterCopy));
         Map<String, String> sinkConfig = ApplierSinkConnector.connectorConfig(applier, 2);
         String sinkName = pipeline + "-applier";
         connect.putConnector(sinkName, sinkConfig);
         connect.awaitRunning(sinkName, Duration.ofSeconds(60));
+        // The connector created the target table; keyed only after the copy, it must have no key yet. A session of the
+        // test holds a share lock on it, so the key build (ACCESS EXCLUSIVE) waits and the applier can be crashed in it.
+        Connection blocker = null;
+        if (keyBuiltAfter()) {
+            assertThat(primaryKey(tgt, tgtDb, targetSchema)).isEmpty();
+            if (crashes) {
+                blocker = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
+                try (Statement s = blocker.createStatement()) {
+                    s.execute("SET application_name = '" + BLOCKER + "'");
+                    blocker.setAutoCommit(false);
+                    s.execute("LOCK TABLE " + targetSchema + ".accounts IN ACCESS SHARE MODE");
+                }
+            }
+        }
 
         AtomicBoolean stop = new AtomicBoolean();
         Thread[] writers = workload.start(2, stop, workloadMillis);
@@ -146,6 +174,9 @@ final class EndToEnd {
             w.join();
         }
         log.info("{}: workload done ({} transactions, {} rolled back), copy done", name, workload.transactions.get(), workload.failed.get());
+        if (blocker != null) {
+            crashDuringKeyBuild(connect, sinkName, sinkConfig, tgt, tgtDb, blocker, pipeline);
+        }
         if (crashes) {
             crash(connect, sinkName, sinkConfig, tgt, tgtDb, false);
         }
@@ -166,6 +197,10 @@ final class EndToEnd {
             Thread.sleep(1000);
         }
         log.info("{}: {} source rows, differences: {}", name, expected.size(), diff);
+        if (targetEngine == Workload.Engine.POSTGRES) {
+            // Loaded with or without its key, the table ends with the key a keyed creation gives it.
+            assertThat(primaryKey(tgt, tgtDb, targetSchema)).isEqualTo("accounts_pkey PRIMARY KEY (id)");
+        }
         connect.deleteConnector(sinkName);
         connect.deleteConnector(dbzName);
         assertThat(workload.transactions.get()).isGreaterThan(100);
@@ -176,6 +211,62 @@ final class EndToEnd {
         }
         log.info("{}: applier retries by kind: {}", name, retries);
         return retries;
+    }
+
+    /** The target table's indexes, "name definition" (its primary key only, for the tables the applier creates). */
+    private static String primaryKey(DatabaseServer tgt, String tgtDb, String schema) throws Exception {
+        try (Connection c = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT string_agg(coalesce(con.conname || ' ' || pg_get_constraintdef(con.oid), "
+                     + "pg_get_indexdef(i.indexrelid)), '; ') FROM pg_index i LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid "
+                     + "WHERE i.indrelid = '" + schema + ".accounts'::regclass")) {
+            rs.next();
+            String v = rs.getString(1);
+            return v == null ? "" : v;
+        }
+    }
+
+    /**
+     * Every row is copied and the key build is waiting on the test's lock: kill the applier's sessions (the building
+     * transaction among them), check the build rolled back (phase still loading, no key), let the tasks recover and
+     * build again, then release the lock.
+     */
+    private void crashDuringKeyBuild(EmbeddedConnect connect, String sinkName, Map<String, String> config, DatabaseServer tgt,
+                                     String tgtDb, Connection blocker, String pipeline) throws Exception {
+        awaitKeyBuildWaiting(tgt, tgtDb);
+        crash(connect, sinkName, config, tgt, tgtDb, false);
+        awaitKeyBuildWaiting(tgt, tgtDb);   // a recovered task builds again
+        try (Connection c = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
+             PreparedStatement ps = c.prepareStatement("SELECT phase FROM sluice.sluice_applier_key_build WHERE pipeline = ?")) {
+            ps.setString(1, pipeline);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("loading");
+            }
+        }
+        blocker.commit();
+        blocker.close();
+        log.info("{}: applier crashed during the key build; the build was redone", name);
+    }
+
+    private void awaitKeyBuildWaiting(DatabaseServer tgt, String tgtDb) throws Exception {
+        long deadline = System.currentTimeMillis() + 120_000;
+        try (Connection c = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
+             Statement s = c.createStatement()) {
+            while (true) {
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + tgtDb
+                        + "' AND query LIKE 'ALTER TABLE%ADD PRIMARY KEY%' AND wait_event_type = 'Lock'")) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    throw new AssertionError("the applier never started building the key of the copied table");
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     /**
@@ -210,7 +301,8 @@ final class EndToEnd {
                        boolean recreate) throws Exception {
         try (Connection c = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password()); Statement s = c.createStatement()) {
             if (targetEngine == Workload.Engine.POSTGRES) {
-                s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + tgtDb + "' AND pid <> pg_backend_pid()");
+                s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + tgtDb + "' AND pid <> pg_backend_pid() "
+                        + "AND application_name <> '" + BLOCKER + "'");
             } else {
                 try (PreparedStatement ps = c.prepareStatement("SELECT id FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()")) {
                     ps.setString(1, tgtDb);

@@ -13,6 +13,12 @@ class EndToEndTest {
         new EndToEnd("e2e_pg_pg", Workload.Engine.POSTGRES, Workload.Engine.POSTGRES).run(2500, 9_000);
     }
 
+    /** The target keeps its key through the copy (key.after.copy=false): changes are applied while the copy runs. */
+    @Test
+    void postgresToPostgresKeyedDuringCopy() throws Exception {
+        new EndToEnd("e2e_pg_pg_keyed", Workload.Engine.POSTGRES, Workload.Engine.POSTGRES, false).run(2500, 9_000);
+    }
+
     @Test
     void mariaDbToPostgres() throws Exception {
         new EndToEnd("e2e_maria_pg", Workload.Engine.MARIADB, Workload.Engine.POSTGRES).run(2500, 9_000);

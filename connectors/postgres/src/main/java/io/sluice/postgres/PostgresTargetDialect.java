@@ -101,17 +101,54 @@ public final class PostgresTargetDialect implements TargetDialect {
 
     @Override
     public List<String> createTableDdl(TableDef source, TableId target) {
+        return List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()),
+                "CREATE TABLE " + qualified(target) + " (" + String.join(", ", columnsDdl(source)) + ", PRIMARY KEY (" + keyList(source) + "))");
+    }
+
+    /**
+     * The bare heap: COPY into it costs the index maintenance nothing, and one sorted build afterwards is cheaper
+     * than keeping the B-tree through the load (NOTES: 4.3 s + 2.7 s against 7.4 s for 5M rows). Not on
+     * YugabyteDB, whose tables are stored by their key (a key added later rewrites the table, outside any
+     * transaction).
+     */
+    @Override
+    public List<String> createTableWithoutKeyDdl(Connection c, TableDef source, TableId target) throws SQLException {
+        if (isYugabyte(c)) {
+            return null;
+        }
+        return List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()),
+                "CREATE TABLE " + qualified(target) + " (" + String.join(", ", columnsDdl(source)) + ")");
+    }
+
+    /**
+     * The key {@link #createTableDdl} gives (PostgreSQL names it {@code <table>_pkey} either way). The sort gets
+     * more memory than the server's default 64 MB, so a large table is sorted in fewer passes; PostgreSQL already
+     * builds a B-tree with parallel workers ({@code max_parallel_maintenance_workers}).
+     */
+    @Override
+    public List<String> buildKeyDdl(TableDef source, TableId target) {
+        return List.of("SET LOCAL maintenance_work_mem = '512MB'",
+                "ALTER TABLE " + qualified(target) + " ADD PRIMARY KEY (" + keyList(source) + ")");
+    }
+
+    private List<String> columnsDdl(TableDef source) {
         List<String> cols = new ArrayList<>();
         for (Column c : source.columns()) {
             cols.add(quote(c.name()) + " " + PgTypeMapping.targetType(source.id(), c) + (c.nullable() ? "" : " NOT NULL"));
         }
+        return cols;
+    }
+
+    private String keyList(TableDef source) {
         List<String> key = new ArrayList<>();
         for (Column c : source.keyColumns()) {
             key.add(quote(c.name()));
         }
-        return List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()),
-                "CREATE TABLE " + quote(target.schema()) + "." + quote(target.table()) + " (" + String.join(", ", cols)
-                        + ", PRIMARY KEY (" + String.join(", ", key) + "))");
+        return String.join(", ", key);
+    }
+
+    private String qualified(TableId target) {
+        return quote(target.schema()) + "." + quote(target.table());
     }
 
     @Override

@@ -41,6 +41,23 @@ public interface TargetDialect {
     List<String> createTableDdl(TableDef source, TableId target);
 
     /**
+     * DDL creating the target table as {@link #createTableDdl} does but without its key, for a copy loaded into
+     * the bare heap and keyed afterwards by {@link #buildKeyDdl}; null when this target cannot do that safely
+     * (the key build must be transactional DDL, so that it commits or rolls back with the applier's state).
+     */
+    default List<String> createTableWithoutKeyDdl(Connection connection, TableDef source, TableId target) throws SQLException {
+        return null;
+    }
+
+    /**
+     * Statements run in one transaction that give a table created by {@link #createTableWithoutKeyDdl} the key
+     * {@link #createTableDdl} would have given it (same name, same columns).
+     */
+    default List<String> buildKeyDdl(TableDef source, TableId target) {
+        throw new UnsupportedOperationException("this target does not build keys after the copy");
+    }
+
+    /**
      * Opens the fastest correct bulk path for rows whose keys are known to be absent from the target
      * (PostgreSQL: binary COPY; MySQL/MariaDB: multi-row INSERT). Rows go in on {@code connection}'s
      * current transaction; the caller commits.
