@@ -57,7 +57,8 @@ public final class ApplierProgress {
     /**
      * Each table's copy. A table's copy is complete when all {@code partitions} partitions are: in a partition, the
      * committed chunk that ends the key space ({@code hi} open) belongs to the last range {@code m}, and ranges
-     * {@code 0..m} have all ended (a range's end follows its last chunk). Tables the applier has not seen are
+     * {@code 0..m} have all ended (a range's end follows its last chunk), and a table loaded without its key has it
+     * built. Tables the applier has not seen are
      * {@link TableCopy#NONE}.
      */
     public Map<TableId, TableCopy> copy(Connection c, Collection<TableId> tables, int partitions) throws SQLException {
@@ -100,6 +101,20 @@ public final class ApplierProgress {
                         incomplete.add(t);
                     } else {
                         completeParts.merge(t, 1, Integer::sum);
+                    }
+                }
+            }
+        }
+        // A table loaded without its key (key.after.copy) has its rows in but its held changes not yet applied until
+        // the key is built: it is not copied in the sense every reader means (the pipeline may report "streaming").
+        try (PreparedStatement ps = c.prepareStatement("SELECT source_table FROM " + keyBuilds() + " WHERE pipeline = ? AND phase = ?")) {
+            ps.setString(1, pipeline);
+            ps.setString(2, StateStore.LOADING);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    TableId t = byKey.get(rs.getString(1));
+                    if (t != null) {
+                        incomplete.add(t);
                     }
                 }
             }
@@ -206,15 +221,15 @@ public final class ApplierProgress {
         return true;
     }
 
-    /** Whether the applier has created its state tables (the last of the three: all of them then exist). */
+    /** Whether the applier has created its state tables (the last one it creates: all of them then exist). */
     private boolean exists(Connection c) throws SQLException {
         if (tablesSeen) {
             return true;
         }
         var meta = c.getMetaData();
         boolean catalogs = !meta.getURL().startsWith("jdbc:postgresql:");
-        try (ResultSet rs = catalogs ? meta.getTables(schema, null, StateStore.PAST_COPY_TABLE, null)
-                : meta.getTables(null, schema, StateStore.PAST_COPY_TABLE, null)) {
+        try (ResultSet rs = catalogs ? meta.getTables(schema, null, StateStore.LOADED_TABLE, null)
+                : meta.getTables(null, schema, StateStore.LOADED_TABLE, null)) {
             tablesSeen = rs.next();
             return tablesSeen;
         }
@@ -222,6 +237,10 @@ public final class ApplierProgress {
 
     private String state() {
         return dialect.quote(schema) + "." + dialect.quote(StateStore.STATE_TABLE);
+    }
+
+    private String keyBuilds() {
+        return dialect.quote(schema) + "." + dialect.quote(StateStore.KEY_BUILD_TABLE);
     }
 
     private String chunks() {

@@ -47,7 +47,9 @@ final class SlotGauge {
 
     private synchronized double read() {
         long now = System.currentTimeMillis();
-        if (now - readAt < MIN_INTERVAL_MS) {
+        // An unknown reading (no slot yet: the gauge is scraped from the start of a run) is retried after a second,
+        // not kept for the whole interval.
+        if (now - readAt < (Double.isNaN(value) ? 1_000 : MIN_INTERVAL_MS)) {
             return value;
         }
         readAt = now;
