@@ -40,7 +40,9 @@ final class SlotGauge {
     }
 
     void register(MeterRegistry registry) {
-        Gauge.builder("sluice.source.slot.retained", this, SlotGauge::read).baseUnit("bytes").tag("slot", slot)
+        // Held strongly: nothing else refers to this gauge's state, and Micrometer's default weak reference let a GC
+        // turn the reading into NaN for good (RunReportTest, once the merged pipeline allocated more).
+        Gauge.builder("sluice.source.slot.retained", this, SlotGauge::read).strongReference(true).baseUnit("bytes").tag("slot", slot)
                 .description("WAL the PostgreSQL source keeps for the pipeline's replication slot (current write position "
                         + "minus the slot's restart_lsn); NaN when unknown").register(registry);
     }
