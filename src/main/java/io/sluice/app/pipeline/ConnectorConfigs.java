@@ -111,6 +111,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         copier.put(CopierConnectorConfig.JDBC_URL.key(), sourceUrl);
         copier.put(CopierConnectorConfig.USER.key(), sourceUser);
         copier.put(CopierConnectorConfig.PASSWORD.key(), sourcePassword);
+        copier.put(CopierConnectorConfig.ZERO_DATES.key(), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES));
         copier.put(CopierConnectorConfig.BOOTSTRAP.key(), bootstrapServers);
         copier.put(CopierConnectorConfig.REPLICATION.key(), String.valueOf(replication == null ? -1 : replication));
         // Connect's consumer group of a sink connector is connect-<name>: the copier may hold while it lags.

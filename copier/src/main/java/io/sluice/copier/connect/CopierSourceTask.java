@@ -77,7 +77,7 @@ public class CopierSourceTask extends SourceTask {
             throw new ConnectException(e.getMessage(), e);
         }
         CopierConfig copier = config.copier();
-        SourceDialect dialect = Dialects.source(config.jdbcUrl());
+        SourceDialect dialect = Dialects.source(config.jdbcUrl()).withZeroDates(config.zeroDates());
         ConnectionFactory source = JdbcSource.factory(config.jdbcUrl(), config.user(), config.password());
         List<CopyUnit> units = CopyUnit.decode(props.get(CopyUnit.TASK_UNITS));
         Map<TableId, TableDef> defs = new HashMap<>();
