@@ -6,8 +6,10 @@ import io.sluice.postgres.PostgresStream;
 import io.sluice.runtime.EmbeddedConnect;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
@@ -60,10 +62,17 @@ final class TypeMatrix {
 
     private final String name;
     private final boolean postgresSource;
+    private final ZeroDates zeroDates;
 
     TypeMatrix(String name, boolean postgresSource) {
+        this(name, postgresSource, ZeroDates.REFUSE);
+    }
+
+    /** @param zeroDates the pipeline's {@code source.zero-dates}: the copier reads with it, preflight refuses by it */
+    TypeMatrix(String name, boolean postgresSource, ZeroDates zeroDates) {
         this.name = name;
         this.postgresSource = postgresSource;
+        this.zeroDates = zeroDates;
     }
 
     List<Cell> run(List<Case> cases) throws Exception {
@@ -75,7 +84,7 @@ final class TypeMatrix {
         String srcUrl = src.jdbcUrl(srcDb);
         ConnectionFactory source = () -> DriverManager.getConnection(srcUrl, src.user(), src.password());
         ConnectionFactory target = () -> DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
-        SourceDialect dialect = Dialects.source(srcUrl);
+        SourceDialect dialect = Dialects.source(srcUrl).withZeroDates(zeroDates);
         String pipeline = TestServers.uniqueName(name);
 
         List<Cell> cells = new ArrayList<>();
@@ -89,7 +98,12 @@ final class TypeMatrix {
                     s.execute("INSERT INTO " + schema + "." + k.name() + " (id, v) VALUES (" + (i + 1) + ", " + k.literals().get(i) + ")");
                 }
                 try {
-                    planned.put(k, dialect.describe(c, new TableId(schema, k.name())));
+                    TableDef def = dialect.describe(c, new TableId(schema, k.name()));
+                    List<String> problems = dialect.valueProblems(c, List.of(def), zeroDates);   // as the preflight
+                    if (!problems.isEmpty()) {
+                        throw new PlanException(String.join("; ", problems));
+                    }
+                    planned.put(k, def);
                 } catch (RuntimeException e) {
                     String why = "refused: " + e.getMessage().replace('|', '/').replace('\n', ' ');
                     cells.add(new Cell(k.name(), k.sqlType(), "copy", why));
