@@ -62,25 +62,32 @@ final class TypeMatrix {
 
     private final String name;
     private final boolean postgresSource;
+    private final boolean postgresTarget;
     private final ZeroDates zeroDates;
+    private String targetSchema;
 
     TypeMatrix(String name, boolean postgresSource) {
-        this(name, postgresSource, ZeroDates.REFUSE);
+        this(name, postgresSource, true, ZeroDates.REFUSE);
     }
 
-    /** @param zeroDates the pipeline's {@code source.zero-dates}: the copier reads with it, preflight refuses by it */
-    TypeMatrix(String name, boolean postgresSource, ZeroDates zeroDates) {
+    /**
+     * @param postgresTarget PostgreSQL target, else MariaDB (values compared as the server's text, binary as hex)
+     * @param zeroDates      the pipeline's {@code source.zero-dates}: the copier reads with it, preflight refuses by it
+     */
+    TypeMatrix(String name, boolean postgresSource, boolean postgresTarget, ZeroDates zeroDates) {
         this.name = name;
         this.postgresSource = postgresSource;
+        this.postgresTarget = postgresTarget;
         this.zeroDates = zeroDates;
     }
 
     List<Cell> run(List<Case> cases) throws Exception {
         DatabaseServer src = postgresSource ? TestServers.postgres() : TestServers.mariadb();
-        DatabaseServer tgt = TestServers.postgres();
+        DatabaseServer tgt = postgresTarget ? TestServers.postgres() : TestServers.mariadb();
         String srcDb = src.createDatabase(name + "_src");
         String tgtDb = tgt.createDatabase(name + "_tgt");
         String schema = postgresSource ? "public" : srcDb;
+        targetSchema = postgresTarget ? "public" : tgtDb;
         String srcUrl = src.jdbcUrl(srcDb);
         ConnectionFactory source = () -> DriverManager.getConnection(srcUrl, src.user(), src.password());
         ConnectionFactory target = () -> DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
@@ -138,8 +145,8 @@ final class TypeMatrix {
             applier.put("target.url", tgt.jdbcUrl(tgtDb));
             applier.put("target.user", tgt.user());
             applier.put("target.password", tgt.password());
-            applier.put("target.schema", "public");
-            applier.put("state.schema", "sluice_" + e.getKey().name());
+            applier.put("target.schema", targetSchema);
+            applier.put("state.schema", "sluice_" + e.getKey().name() + (postgresTarget ? "" : "_" + tgtDb));
             applier.put("partitions", "1");
             applier.put("commit.interval", "200ms");
             String sinkName = pipeline + "-applier-" + e.getKey().name();
@@ -218,12 +225,12 @@ final class TypeMatrix {
         return failed;
     }
 
-    private static boolean arrived(ConnectionFactory target, Case k, boolean copy) {
+    private boolean arrived(ConnectionFactory target, Case k, boolean copy) {
         int n = k.literals().size();
         String where = copy ? "id <= " + n : "(id <= " + n + " AND note = 1) OR (id > " + STREAM_INSERT + " AND id <= "
                 + (STREAM_INSERT + n) + ") OR (id > " + STREAM_UPDATE + " AND note = 2)";
         try (Connection c = target.open(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM public." + k.name() + " WHERE " + where)) {
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + targetSchema + "." + k.name() + " WHERE " + where)) {
             rs.next();
             return rs.getInt(1) == (copy ? n : 3 * n);
         } catch (SQLException notYetCreated) {
@@ -231,12 +238,13 @@ final class TypeMatrix {
         }
     }
 
-    /** id → the value as PostgreSQL text (UTC for timestamptz); empty if the table is not there. */
-    private static Map<Integer, String> targetValues(ConnectionFactory target, Case k) {
+    /** id → the value as the target's text (UTC for timestamptz/TIMESTAMP); empty if the table is not there. */
+    private Map<Integer, String> targetValues(ConnectionFactory target, Case k) {
         Map<Integer, String> out = new HashMap<>();
         try (Connection c = target.open(); Statement s = c.createStatement()) {
-            s.execute("SET TimeZone = 'UTC'");   // timestamptz text independent of the JVM's zone
-            ResultSet rs = s.executeQuery("SELECT id, v::text FROM public." + k.name());
+            String text = postgresTarget ? "v::text" : mariaText(c, targetSchema, k.name());
+            s.execute(postgresTarget ? "SET TimeZone = 'UTC'" : "SET time_zone = '+00:00'");   // independent of the JVM's zone
+            ResultSet rs = s.executeQuery("SELECT id, " + text + " FROM " + targetSchema + "." + k.name());
             while (rs.next()) {
                 out.put(rs.getInt(1), rs.getString(2));
             }
@@ -296,12 +304,33 @@ final class TypeMatrix {
         return failure != null ? failure + "; " + list : "DIFFERENT: " + list;
     }
 
-    /** The PostgreSQL source's own text for each literal (the copied rows, ids 1..n). */
-    private static List<String> sourceText(ConnectionFactory source, String schema, Case k) throws SQLException {
+    /**
+     * MariaDB's text of column v, exact for every type: binary strings, BIT and GEOMETRY as hex (their bytes,
+     * trailing zeros and SRID included), FLOAT widened to a double (CAST prints a float with 6 digits).
+     */
+    static String mariaText(Connection c, String schema, String table) throws SQLException {
+        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT DATA_TYPE FROM information_schema.COLUMNS "
+                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'v'")) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                String type = rs.next() ? rs.getString(1).toLowerCase(java.util.Locale.ROOT) : "";
+                if (type.contains("binary") || type.contains("blob") || type.equals("bit") || List.of("geometry", "point",
+                        "linestring", "polygon", "multipoint", "multilinestring", "multipolygon", "geometrycollection").contains(type)) {
+                    return "HEX(v)";
+                }
+                return type.equals("float") ? "CAST(v + 0e0 AS CHAR)" : "CAST(v AS CHAR)";
+            }
+        }
+    }
+
+    /** The source's own text for each literal (the copied rows, ids 1..n). */
+    private List<String> sourceText(ConnectionFactory source, String schema, Case k) throws SQLException {
         List<String> out = new ArrayList<>();
         try (Connection c = source.open(); Statement s = c.createStatement()) {
-            s.execute("SET TimeZone = 'UTC'");
-            ResultSet rs = s.executeQuery("SELECT v::text FROM " + schema + "." + k.name() + " WHERE id <= " + k.literals().size() + " ORDER BY id");
+            String text = postgresSource ? "v::text" : mariaText(c, schema, k.name());
+            s.execute(postgresSource ? "SET TimeZone = 'UTC'" : "SET time_zone = '+00:00'");
+            ResultSet rs = s.executeQuery("SELECT " + text + " FROM " + schema + "." + k.name() + " WHERE id <= " + k.literals().size() + " ORDER BY id");
             while (rs.next()) {
                 out.add(rs.getString(1));
             }

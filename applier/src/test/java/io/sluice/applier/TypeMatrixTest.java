@@ -32,6 +32,7 @@ class TypeMatrixTest {
     private static final Set<String> KNOWN = Set.of(
             "MariaDB → PostgreSQL t_time_long copy", "MariaDB → PostgreSQL t_time_long stream",
             "MariaDB → PostgreSQL t_nul copy", "MariaDB → PostgreSQL t_nul stream",
+            "MariaDB → MariaDB t_time_long copy", "MariaDB → MariaDB t_time_long stream",
             "PostgreSQL → PostgreSQL t_numeric_nan copy", "PostgreSQL → PostgreSQL t_numeric_nan stream",
             "PostgreSQL → PostgreSQL t_timestamp_max stream");
     private static TimeZone previous;
@@ -151,6 +152,45 @@ class TypeMatrixTest {
                 new Case("t_zero_timestamp", "timestamp(6) NULL", List.of("'0000-00-00 00:00:00'"), Arrays.asList((String) null)),
                 new Case("t_zero_date_nn", "date NOT NULL", List.of("'0000-00-00'"), List.of("0000-00-00")),
                 new Case("t_nul", "varchar(20)", List.of("'a\\0b'"), List.of("a\\0b")));
-        record("MariaDB → PostgreSQL", cases, new TypeMatrix("types_maria_pg", false, ZeroDates.NULL).run(cases));
+        record("MariaDB → PostgreSQL", cases, new TypeMatrix("types_maria_pg", false, true, ZeroDates.NULL).run(cases));
+    }
+
+    /** Same engine: each value compared as MariaDB's own text (binary, BIT, GEOMETRY as hex), source against target. */
+    @Test
+    void mariaDbToMariaDb() throws Exception {
+        List<Case> cases = List.of(
+                new Case("t_tinyint", "tinyint", List.of("-128", "127"), null),
+                new Case("t_tinyint1", "tinyint(1)", List.of("0", "1", "7"), null),
+                new Case("t_mediumint", "mediumint", List.of("-8388608", "8388607"), null),
+                new Case("t_int_u", "int unsigned", List.of("0", "4294967295"), null),
+                new Case("t_bigint_u", "bigint unsigned", List.of("18446744073709551615", "0"), null),
+                new Case("t_decimal", "decimal(65,30)", List.of("12345678901234567890123456789012345.123456789012345678901234567890", "-0.000000000000000000000000000001"), null),
+                new Case("t_float", "float", List.of("123456.79", "3.4e38", "-1.5"), null),
+                new Case("t_double", "double", List.of("0.1", "1e308", "-4.9e-324"), null),
+                new Case("t_bit1", "bit(1)", List.of("b'0'", "b'1'"), null),
+                new Case("t_bit5", "bit(5)", List.of("b'10101'", "b'00000'"), null),
+                new Case("t_bit64", "bit(64)", List.of("b'1111111111111111111111111111111111111111111111111111111111111111'"), null),
+                new Case("t_enum", "enum('a','b','c')", List.of("'a'", "'c'"), null),
+                new Case("t_set", "set('x','y','z')", List.of("''", "'x,z'", "'x,y,z'"), null),
+                new Case("t_binary", "binary(4)", List.of("X'6100'", "X'00000000'", "X'61626364'"), null),
+                new Case("t_varbinary", "varbinary(10)", List.of("X'00ff00'", "X''"), null),
+                new Case("t_blob", "blob", List.of("X'00ff'", "REPEAT('ab', 5000)"), null),
+                new Case("t_mediumtext", "mediumtext", List.of("'😀'", "REPEAT('x', 70000)"), null),
+                new Case("t_char", "char(5)", List.of("'ab'", "''"), null),
+                new Case("t_varchar", "varchar(20)", List.of("''", "'a b '", "'😀 ü'"), null),
+                new Case("t_json", "json", List.of("'{\"b\": 1,  \"a\": [1, 2.50]}'", "'[]'"), null),
+                new Case("t_geometry", "geometry", List.of("ST_GeomFromText('POINT(1 2)')", "ST_GeomFromText('LINESTRING(0 0,1 1)')"), null),
+                new Case("t_inet6", "inet6", List.of("'::1'", "'2001:db8::ff00:42:8329'", "'::ffff:1.2.3.4'"), null),
+                new Case("t_uuid", "uuid", List.of("'00000000-0000-0000-0000-000000000000'", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"), null),
+                new Case("t_year", "year", List.of("1901", "2155", "0"), null),
+                new Case("t_date", "date", List.of("'1000-01-01'", "'2024-03-10'", "'9999-12-31'"), null),
+                new Case("t_time", "time(6)", List.of("'00:00:00.000001'", "'23:59:59.999999'"), null),
+                new Case("t_datetime", "datetime(6)", List.of("'1000-01-01 00:00:00'", "'2024-03-10 02:30:00.123456'", "'9999-12-31 23:59:59.999999'"), null),
+                new Case("t_timestamp", "timestamp(6) NULL", List.of("CONVERT_TZ('2024-03-10 07:30:00.123456', '+00:00', @@session.time_zone)"), null),
+                new Case("t_time_long", "time(6)", List.of("'838:59:59'", "'-01:00:00'"), null),
+                // the default source.zero-dates: refuse names the column before anything is created
+                new Case("t_zero_date", "date", List.of("'0000-00-00'"), null),
+                new Case("t_nul", "varchar(20)", List.of("'a\\0b'"), null));
+        record("MariaDB → MariaDB", cases, new TypeMatrix("types_maria_maria", false, false, ZeroDates.REFUSE).run(cases));
     }
 }
