@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.config.SettingType;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.VerifyConfig;
 
@@ -52,11 +53,23 @@ public record AlterOptions(TableId table, String alterClause, Map<String, String
         }
     }
 
-    /** Defaults: 3 s lock bound, 2 s lag, 5 attempts from 1 s backoff, revert window on, 2 partitions. */
+    /** The defaults, in the command line's form: {@code sluice alter}'s options and {@link #of} both read them. */
+    public static final String DEFAULT_LOCK_BOUND = "3s";
+    public static final String DEFAULT_MAX_LAG = "2s";
+    public static final String DEFAULT_CUT_OVER_ATTEMPTS = "5";
+    public static final String DEFAULT_POLICY = "refuse";
+    /** Without kafka.partitions in the config file: one table needs fewer applier tasks than a whole pipeline. */
+    public static final int DEFAULT_PARTITIONS = 2;
+    /** The wait after the first failed cut-over attempt (doubled each time). */
+    public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
+
+    /** Defaults: the DEFAULT_ constants, revert window on. */
     public static AlterOptions of(TableId table, String alterClause) {
         VerifyConfig v = VerifyConfig.parse(Map.of("deadline", "30s", "recheck-interval", "500ms"));
-        return new AlterOptions(table, alterClause, Map.of(), Policy.REFUSE, Policy.REFUSE, false, Duration.ofSeconds(3),
-                Duration.ofSeconds(2), 5, Duration.ofSeconds(1), false, true, 2, Duration.ofHours(24), v, Duration.ofSeconds(1));
+        Policy policy = Policy.valueOf(DEFAULT_POLICY.toUpperCase(java.util.Locale.ROOT));
+        return new AlterOptions(table, alterClause, Map.of(), policy, policy, false, SettingType.DURATION_TYPE.parse(DEFAULT_LOCK_BOUND),
+                SettingType.DURATION_TYPE.parse(DEFAULT_MAX_LAG), Integer.parseInt(DEFAULT_CUT_OVER_ATTEMPTS), DEFAULT_RETRY_BACKOFF,
+                false, true, DEFAULT_PARTITIONS, Duration.ofHours(24), v, Duration.ofSeconds(1));
     }
 
     public AlterOptions withRenames(Map<String, String> r) {

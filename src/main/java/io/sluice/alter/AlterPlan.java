@@ -27,7 +27,8 @@ import java.util.Set;
  * @param source           the table as it is
  * @param shadow           the shadow as the ALTER left it
  * @param columns          every source column → shadow column, or "" when not written
- * @param deferredIndexes  DDL of the shadow's secondary non-unique indexes, dropped for the copy and built after it
+ * @param deferredIndexes  DDL of the shadow's secondary indexes (unique ones too, not the stream's key), dropped for the
+ *                         copy and built after it
  * @param identityAlways   shadow columns that are {@code GENERATED ALWAYS AS IDENTITY} (PostgreSQL): BY DEFAULT while
  *                         the stream writes explicit values, ALWAYS again at cut-over
  */
@@ -38,6 +39,11 @@ public record AlterPlan(ShadowNames names, TableDef source, TableDef shadow, Map
         columns = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(columns));
         deferredIndexes = List.copyOf(deferredIndexes);
         identityAlways = List.copyOf(identityAlways);
+    }
+
+    /** Whether a deferred index is unique: built only once the shadow is the source at one log position. */
+    boolean uniqueDeferred() {
+        return deferredIndexes.stream().anyMatch(d -> d.startsWith("CREATE UNIQUE INDEX ") || d.contains(" UNIQUE "));
     }
 
     /** The applier's column mapping for the forward stream: only entries that differ from "same name". */

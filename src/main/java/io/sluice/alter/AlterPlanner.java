@@ -176,7 +176,11 @@ final class AlterPlanner {
                         + "or first give " + String.join(", ", lost) + " a default (or allow NULL) on " + source.id());
             }
         }
-        List<String> deferred = ops.deferIndexes(c, names.shadow());
+        Set<String> key = new java.util.HashSet<>();
+        for (int k = 0; k < shadow.keySize(); k++) {
+            key.add(shadow.column(shadow.keyIndex(k)).name());
+        }
+        List<String> deferred = ops.deferIndexes(c, names.shadow(), key);
         return new AlterPlan(names, source, shadow, columns, deferred, always);
     }
 }

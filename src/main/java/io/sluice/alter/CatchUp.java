@@ -120,7 +120,7 @@ final class CatchUp {
                 return false;
             }
             if (pipeline.changesApplied(end, Duration.ofNanos(Math.min(left, 1_000_000_000L)))) {
-                log.debug("catch-up {}: end {} applier {}", p, end, pipeline.applierOffsets("change_offset"));
+                log.debug("catch-up {}: end {} applier {}", p, end, pipeline.appliedChangeOffsets());
                 return true;
             }
             Thread.sleep(10);

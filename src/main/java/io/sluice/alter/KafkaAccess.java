@@ -1,8 +1,8 @@
 package io.sluice.alter;
 
+import io.sluice.copier.connect.TopicSetup;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -11,7 +11,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -20,9 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,24 +48,12 @@ final class KafkaAccess implements AutoCloseable {
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName()));
     }
 
+    /** Creates the pipeline's topics (and checks their partition counts, raises their limits: {@link TopicSetup#ensureAll}). */
     void createTopics(List<String> names, int partitions, Map<String, String> configs) {
         try {
-            Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
-            List<NewTopic> missing = new ArrayList<>();
-            for (String n : names) {
-                if (!existing.contains(n)) {
-                    missing.add(new NewTopic(n, Optional.of(partitions), Optional.empty()).configs(configs));
-                }
-            }
-            if (!missing.isEmpty()) {
-                admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
-            }
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new AlterException(AlterException.Kind.FAILED, "cannot create topics " + names + ": " + e.getCause().getMessage(), e);
-            }
-        } catch (Exception e) {
-            throw new AlterException(AlterException.Kind.FAILED, "cannot create topics " + names + ": " + e, e);
+            TopicSetup.ensureAll(admin, names, partitions, null, configs, "kafka.partitions");
+        } catch (IllegalStateException e) {
+            throw new AlterException(AlterException.Kind.FAILED, e.getMessage(), e);
         }
     }
 

@@ -76,9 +76,21 @@ final class MariaDbSchema implements SchemaOps {
      * FULLTEXT, order and comments), so no index clause is rebuilt by hand.
      */
     @Override
-    public List<String> deferIndexes(Connection c, TableId shadow) throws SQLException {
+    public List<String> deferIndexes(Connection c, TableId shadow, Set<String> key) throws SQLException {
         List<String> ddl = new ArrayList<>();
         List<String> names = new ArrayList<>();
+        // The unique index the stream is keyed on (a table without a primary key) stays: it is the row's identity.
+        java.util.Map<String, Set<String>> uniques = new java.util.HashMap<>();
+        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS "
+                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND NON_UNIQUE = 0 AND INDEX_NAME <> 'PRIMARY'")) {
+            ps.setString(1, shadow.schema());
+            ps.setString(2, shadow.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    uniques.computeIfAbsent(rs.getString(1), n -> new LinkedHashSet<>()).add(rs.getString(2));
+                }
+            }
+        }
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + qualified(shadow))) {
             rs.next();
             for (String line : rs.getString(2).split("\n")) {
@@ -86,7 +98,8 @@ final class MariaDbSchema implements SchemaOps {
                 if (l.endsWith(",")) {
                     l = l.substring(0, l.length() - 1);
                 }
-                if (l.startsWith("KEY `") || l.startsWith("FULLTEXT KEY `") || l.startsWith("SPATIAL KEY `")) {
+                boolean unique = l.startsWith("UNIQUE KEY `");
+                if (unique || l.startsWith("KEY `") || l.startsWith("FULLTEXT KEY `") || l.startsWith("SPATIAL KEY `")) {
                     int open = l.indexOf('`');
                     int close = open + 1;
                     StringBuilder name = new StringBuilder();
@@ -102,8 +115,13 @@ final class MariaDbSchema implements SchemaOps {
                             close++;
                         }
                     }
+                    if (unique && key.equals(uniques.get(name.toString()))) {
+                        continue;
+                    }
                     names.add(name.toString());
-                    ddl.add("ALTER TABLE " + qualified(shadow) + " ADD " + l);
+                    // A unique index is built with writes held (LOCK=SHARED): an online build fails on a duplicate that
+                    // only an uncommitted change write held for a moment.
+                    ddl.add("ALTER TABLE " + qualified(shadow) + " ADD " + l + (unique ? ", LOCK=SHARED" : ""));
                 }
             }
         }
@@ -111,6 +129,12 @@ final class MariaDbSchema implements SchemaOps {
             SchemaOps.exec(c, "ALTER TABLE " + qualified(shadow) + " DROP INDEX " + quote(n));
         }
         return ddl;
+    }
+
+    @Override
+    public boolean hasUniqueSecondary(Connection c, TableId t) throws SQLException {
+        return !SchemaOps.strings(c, "SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+                + "AND NON_UNIQUE = 0 AND INDEX_NAME <> 'PRIMARY' LIMIT 1", t).isEmpty();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.sluice.alter;
 
+import io.sluice.app.progress.PhaseTracker;
+import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.VerifyResult;
 import org.slf4j.Logger;
@@ -62,16 +64,20 @@ public final class OnlineAlter {
     private final AlterOptions options;
     private final SchemaOps ops;
     private final CompletableFuture<Void> go = new CompletableFuture<>();
-    private volatile Status status;
-    private final List<Consumer<Status>> listeners = new CopyOnWriteArrayList<>();
+    private final PhaseTracker<Phase> phases;
+    private volatile int cutOverAttempts;
+    private volatile Duration lastLag;
     private final List<IntConsumer> attemptListeners = new CopyOnWriteArrayList<>();
+    /** The forward stream once planned, and the source's row estimate: what {@link #copyCount()} reads. */
+    private volatile StreamPipeline copying;
+    private volatile long estimatedRows;
 
     public OnlineAlter(Database db, ConnectRuntime runtime, AlterOptions options) {
         this.db = db;
         this.runtime = runtime;
         this.options = options;
         this.ops = SchemaOps.of(db);
-        this.status = new Status(options.table(), Phase.PLANNING, Instant.now(), "", 0, null);
+        this.phases = new PhaseTracker<>(log, "alter " + options.table(), Phase.PLANNING);
     }
 
     /**
@@ -79,7 +85,7 @@ public final class OnlineAlter {
      * displays; tests that need to act at an exact point). A listener that throws stops the alter.
      */
     public OnlineAlter onPhase(Consumer<Status> listener) {
-        listeners.add(listener);
+        phases.onEnter(entered -> listener.accept(status()));
         return this;
     }
 
@@ -93,7 +99,21 @@ public final class OnlineAlter {
     }
 
     public Status status() {
-        return status;
+        PhaseTracker.Entered<Phase> now = phases.current();
+        return new Status(options.table(), now.phase(), now.since(), now.detail(), cutOverAttempts, lastLag);
+    }
+
+    /**
+     * The copy's progress for a live view: rows in the shadow table so far (from the applier's state, committed
+     * with the rows), and the source's estimate from statistics (0 when unknown).
+     */
+    public record CopyCount(long rows, long estimated) {
+    }
+
+    /** Where the copy into the shadow stands; zero rows before it starts. One cheap query (any thread). */
+    public CopyCount copyCount() throws SQLException {
+        StreamPipeline p = copying;
+        return new CopyCount(p == null ? 0 : p.rowsCopied(), estimatedRows);
     }
 
     /** Whether this alter waits for {@link #cutOverNow()} before cutting over. */
@@ -111,7 +131,7 @@ public final class OnlineAlter {
         TableId t = options.table();
         ShadowNames names = ShadowNames.of(t);
         try (KafkaAccess kafka = new KafkaAccess(runtime.bootstrapServers())) {
-            ConnectApi api = new ConnectApi(runtime.connectRestUrl());
+            ConnectClient api = runtime.connect();
             try (Connection c = db.open()) {
                 AlterState.ensure(c, ops);
             }
@@ -123,8 +143,15 @@ public final class OnlineAlter {
             }
             AlterPlan plan = AlterPlanner.plan(db, options, ops);
             String runId = Long.toString(System.currentTimeMillis(), 36);
-            StreamPipeline forward = forward(plan, runId, api, kafka);
-            StreamPipeline reverse = reverse(names, ShadowNames.pipeline("revert", t, runId), plan.reverseMapping(), api, kafka);
+            int partitions;
+            try (Connection c = db.open()) {
+                // The shadow's unique indexes are deferred now, built after the copy: count them in.
+                partitions = plan.uniqueDeferred() ? 1 : SchemaOps.partitions(c, ops, options.partitions(), t, names.shadow());
+            }
+            StreamPipeline forward = forward(plan, runId, partitions, api, kafka);
+            estimatedRows = estimate(plan);
+            copying = forward;
+            StreamPipeline reverse = reverse(names, ShadowNames.pipeline("revert", t, runId), plan.reverseMapping(), partitions, api, kafka);
             AlterState state = new AlterState(t, runId, "streaming", forward.name, reverse.name, "", "", "", AlterState.changeOf(options));
             try (Connection c = db.open()) {
                 state.save(c, ops);
@@ -135,7 +162,7 @@ public final class OnlineAlter {
                 switched = true;
                 return r;
             } catch (SQLException | InterruptedException | RuntimeException e) {
-                if (status.phase != Phase.REVERT_WINDOW && status.phase != Phase.DONE && !switched && !tableSwitched(names)) {
+                if (phases.phase() != Phase.REVERT_WINDOW && phases.phase() != Phase.DONE && !switched && !tableSwitched(names)) {
                     log.warn("alter of {} stopped ({}); removing its shadow and streams, {} is unchanged", t, e.getMessage(), t);
                     Revert.dropRun(db, ops, state, names, api, kafka);
                 }
@@ -159,15 +186,28 @@ public final class OnlineAlter {
             }
             Thread.sleep(250);
         }
-        new ConnectApi(runtime.connectRestUrl()).delete(forward.copierName());   // done; its offsets stay in Kafka
+        runtime.connect().delete(forward.copierName());   // done; its offsets stay in Kafka
         phase(Phase.BUILDING_INDEXES, plan.deferredIndexes().size() + " secondary indexes");
+        CatchUp catchUp = new CatchUp(forward);
+        if (plan.uniqueDeferred()) {
+            // While chunks of different snapshots and the events between them are still being merged, the shadow holds
+            // states the source never had, a unique value in two rows among them. Once every change committed now is
+            // applied, the shadow is the source at one log position (merge.md, "Unique secondary indexes").
+            CatchUp.Position now;
+            try (Connection c = db.open()) {
+                now = CatchUp.position(c, db.postgres());
+            }
+            if (!catchUp.await(now, deadline)) {
+                throw new AlterException(AlterException.Kind.FAILED, "the shadow did not catch up with " + plan.source().id()
+                        + " within " + options.copyTimeout() + " to build its unique indexes");
+            }
+        }
         try (Connection c = db.open(); Statement s = c.createStatement()) {
             for (String ddl : plan.deferredIndexes()) {
                 log.info("building {}", ddl);
                 s.execute(ddl);
             }
         }
-        CatchUp catchUp = new CatchUp(forward);
         awaitLag(catchUp, forward);
         phase(Phase.VERIFYING, "comparing " + plan.source().id() + " with " + plan.names().shadow());
         verify(plan, catchUp);
@@ -203,7 +243,7 @@ public final class OnlineAlter {
         } else {
             phase(Phase.DONE, "switched");
         }
-        return new Result(plan.names(), status.cutOverAttempts, sw.maxBlocked, sw.lag, options.revertWindow());
+        return new Result(plan.names(), cutOverAttempts, sw.maxBlocked, sw.lag, options.revertWindow());
     }
 
     /** The cut-over's attempts with doubling back-off; fails clearly after the last. */
@@ -211,7 +251,8 @@ public final class OnlineAlter {
         return CutOver.of(db, ops).retrying(swap, options.lockBound(), options.cutOverAttempts(), options.retryBackoff(), catchUp, sw,
                 (i, a) -> {
                     sw.maxBlocked = sw.maxBlocked.compareTo(a.blocked()) < 0 ? a.blocked() : sw.maxBlocked;
-                    status = new Status(options.table(), Phase.CUTTING_OVER, Instant.now(), "attempt " + i + ": " + a.detail(), i, status.lastLag());
+                    cutOverAttempts = i;
+                    phase(Phase.CUTTING_OVER, "attempt " + i + ": " + a.detail());
                     log.info("cut-over attempt {} of {}: {} ({}; application blocked at most {} ms)", i, swap.live(), a.result(), a.detail(),
                             a.blocked().toMillis());
                 });
@@ -251,7 +292,7 @@ public final class OnlineAlter {
                 measured = catchUp.measure(cap);
                 if (measured.isPresent() && measured.get().compareTo(options.maxLag()) <= 0) {
                     lag = measured.get();
-                    status = new Status(options.table(), status.phase(), status.since(), status.detail(), status.cutOverAttempts(), lag);
+                    lastLag = lag;
                     attemptListeners.forEach(l -> l.accept(attempt));
                     return;
                 }
@@ -287,7 +328,7 @@ public final class OnlineAlter {
             Optional<Duration> lag = catchUp.measure(options.maxLag());
             forward.checkHealthy();
             if (lag.isPresent()) {
-                status = new Status(options.table(), status.phase(), status.since(), status.detail(), 0, lag.get());
+                lastLag = lag.get();
                 return lag.get();
             }
             if (System.nanoTime() > deadline) {
@@ -327,7 +368,7 @@ public final class OnlineAlter {
      * unfinished run before its switch is removed (shadow, connectors, slots, state) so this run starts clean;
      * a finished switch is reported (its revert window restarted if it is not running; with no window, just reported).
      */
-    private Optional<AlterState> finishOrClean(ShadowNames names, ConnectApi api, KafkaAccess kafka) throws SQLException, InterruptedException {
+    private Optional<AlterState> finishOrClean(ShadowNames names, ConnectClient api, KafkaAccess kafka) throws SQLException, InterruptedException {
         Optional<AlterState> st;
         try (Connection c = db.open()) {
             ops.settle(c, names);
@@ -342,11 +383,12 @@ public final class OnlineAlter {
                 if (window || switchedWithout) {
                     // The switch happened; the run may have died before it retired the forward stream or started the revert one.
                     AlterState done = st.get().phase().equals("streaming") ? st.get() : st.get().withPhase("cut-over");
-                    new StreamPipeline(done.forward(), db, names.table(), names.shadow(), Map.of(), options.partitions(), runtime, api, kafka)
+                    int partitions = SchemaOps.partitions(c, ops, options.partitions(), names.table(), names.old());
+                    new StreamPipeline(done.forward(), db, names.table(), names.shadow(), Map.of(), partitions, runtime, api, kafka)
                             .halt();
                     done.save(c, ops);
                     if (window) {
-                        Revert.resume(db, runtime, done, api, kafka, options.heartbeat(), options.partitions());
+                        Revert.resume(db, runtime, done, api, kafka, options.heartbeat(), partitions);
                     }
                     return Optional.of(done);
                 }
@@ -374,6 +416,16 @@ public final class OnlineAlter {
                 + "revert window (or `--revert` undoes it)" : "") + "; then run this alter again";
     }
 
+    /** The source's row estimate for the progress bar; 0 (shown as unknown) when statistics cannot say. */
+    private long estimate(AlterPlan plan) {
+        try (Connection c = db.open()) {
+            return Math.max(0, io.sluice.spi.dialect.Dialects.source(db.jdbcUrl()).estimateRows(c, plan.source()));
+        } catch (SQLException | RuntimeException e) {
+            log.debug("no row estimate for {}", plan.source().id(), e);
+            return 0;
+        }
+    }
+
     private boolean tableExists(TableId t) throws SQLException {
         try (Connection c = db.open()) {
             return ops.exists(c, t);
@@ -387,24 +439,17 @@ public final class OnlineAlter {
         }
     }
 
-    private StreamPipeline forward(AlterPlan plan, String runId, ConnectApi api, KafkaAccess kafka) {
+    private StreamPipeline forward(AlterPlan plan, String runId, int partitions, ConnectClient api, KafkaAccess kafka) {
         return new StreamPipeline(ShadowNames.pipeline("alter", options.table(), runId), db, options.table(), plan.names().shadow(),
-                plan.forwardMapping(), options.partitions(), runtime, api, kafka);
+                plan.forwardMapping(), partitions, runtime, api, kafka);
     }
 
-    private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, ConnectApi api, KafkaAccess kafka) {
-        return new StreamPipeline(name, db, options.table(), names.old(), mapping, options.partitions(), runtime, api, kafka);
+    private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, int partitions, ConnectClient api,
+                                   KafkaAccess kafka) {
+        return new StreamPipeline(name, db, options.table(), names.old(), mapping, partitions, runtime, api, kafka);
     }
 
     private void phase(Phase p, String detail) {
-        if (status.phase() != p) {
-            log.info("alter {}: {} ({})", options.table(), p.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '), detail);
-        }
-        boolean entered = status.phase() != p;
-        status = new Status(options.table(), p, entered ? Instant.now() : status.since(), detail, status.cutOverAttempts(),
-                status.lastLag());
-        if (entered) {
-            listeners.forEach(l -> l.accept(status));
-        }
+        phases.enter(p, detail);
     }
 }

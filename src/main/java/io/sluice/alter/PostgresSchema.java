@@ -51,27 +51,49 @@ final class PostgresSchema implements SchemaOps {
         SchemaOps.exec(c, "CREATE TABLE " + qualified(shadow) + " (LIKE " + qualified(t) + " INCLUDING ALL)");
     }
 
+    /**
+     * Secondary indexes, unique ones and UNIQUE constraints included (merge.md, "Unique secondary indexes"); never the
+     * primary key, the unique index the stream is keyed on ({@code key}, a table without a primary key), nor
+     * exclusion constraints.
+     */
     @Override
-    public List<String> deferIndexes(Connection c, TableId shadow) throws SQLException {
+    public List<String> deferIndexes(Connection c, TableId shadow, Set<String> key) throws SQLException {
         List<String[]> found = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT quote_ident(ic.relname), pg_catalog.pg_get_indexdef(i.indexrelid) "
-                + "FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = " + OID
-                + " AND NOT i.indisunique AND NOT i.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k "
-                + "WHERE k.conindid = i.indexrelid) ORDER BY 1")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT quote_ident(ic.relname), pg_catalog.pg_get_indexdef(i.indexrelid), "
+                + "quote_ident(k.conname), pg_catalog.pg_get_constraintdef(k.oid), i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL, "
+                + "ARRAY(SELECT a.attname FROM unnest(i.indkey) u(n) JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = u.n) "
+                + "FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
+                + "LEFT JOIN pg_catalog.pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = i.indrelid AND k.contype IN ('u', 'x', 'p') "
+                + "WHERE i.indrelid = " + OID + " AND NOT i.indisprimary AND (k.oid IS NULL OR k.contype = 'u') ORDER BY 1")) {
             ps.setString(1, shadow.schema());
             ps.setString(2, shadow.table());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    found.add(new String[] {rs.getString(1), rs.getString(2)});
+                    Set<String> cols = new java.util.HashSet<>(java.util.Arrays.asList((String[]) rs.getArray(6).getArray()));
+                    if (rs.getBoolean(5) && cols.equals(key)) {
+                        continue;   // the stream's key: ON CONFLICT needs it from the first write
+                    }
+                    found.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)});
                 }
             }
         }
         List<String> ddl = new ArrayList<>();
         for (String[] f : found) {
-            SchemaOps.exec(c, "DROP INDEX " + quote(shadow.schema()) + "." + f[0]);
-            ddl.add(f[1]);
+            if (f[2] != null) {
+                SchemaOps.exec(c, "ALTER TABLE " + qualified(shadow) + " DROP CONSTRAINT " + f[2]);
+                ddl.add("ALTER TABLE " + qualified(shadow) + " ADD CONSTRAINT " + f[2] + " " + f[3]);
+            } else {
+                SchemaOps.exec(c, "DROP INDEX " + quote(shadow.schema()) + "." + f[0]);
+                ddl.add(f[1]);
+            }
         }
         return ddl;
+    }
+
+    @Override
+    public boolean hasUniqueSecondary(Connection c, TableId t) throws SQLException {
+        return !SchemaOps.strings(c, "SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = " + OID
+                + " AND i.indisunique AND NOT i.indisprimary LIMIT 1", t).isEmpty();
     }
 
     @Override

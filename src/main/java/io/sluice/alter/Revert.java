@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.codec.CopyMessage;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.model.TableDef;
@@ -57,7 +58,7 @@ public final class Revert {
         SchemaOps ops = SchemaOps.of(db);
         ShadowNames names = ShadowNames.of(o.table());
         try (KafkaAccess kafka = new KafkaAccess(runtime.bootstrapServers())) {
-            ConnectApi api = new ConnectApi(runtime.connectRestUrl());
+            ConnectClient api = runtime.connect();
             AlterState st;
             try (Connection c = db.open()) {
                 AlterState.ensure(c, ops);
@@ -69,7 +70,11 @@ public final class Revert {
                             + (old ? "(it was cut over without one)" : "(" + names.old() + " does not exist)"));
                 }
             }
-            StreamPipeline reverse = resume(db, runtime, st, api, kafka, o.heartbeat(), o.partitions());
+            int partitions;
+            try (Connection c = db.open()) {
+                partitions = SchemaOps.partitions(c, ops, o.partitions(), o.table(), names.old());
+            }
+            StreamPipeline reverse = resume(db, runtime, st, api, kafka, o.heartbeat(), partitions);
             AlterState done = st.withPhase("reverted");
             CutOver.Hooks hooks = new CutOver.Hooks() {
                 @Override
@@ -103,7 +108,7 @@ public final class Revert {
         SchemaOps ops = SchemaOps.of(db);
         ShadowNames names = ShadowNames.of(table);
         try (KafkaAccess kafka = new KafkaAccess(runtime.bootstrapServers())) {
-            ConnectApi api = new ConnectApi(runtime.connectRestUrl());
+            ConnectClient api = runtime.connect();
             AlterState st;
             try (Connection c = db.open()) {
                 AlterState.ensure(c, ops);
@@ -120,7 +125,7 @@ public final class Revert {
     }
 
     /** Stops and removes a run's streams, the shadow and the check view, and its state row; the table stays. */
-    static void dropRun(Database db, SchemaOps ops, AlterState st, ShadowNames names, ConnectApi api, KafkaAccess kafka)
+    static void dropRun(Database db, SchemaOps ops, AlterState st, ShadowNames names, ConnectClient api, KafkaAccess kafka)
             throws SQLException, InterruptedException {
         dropPipelines(db, st, names, api, kafka);
         try (Connection c = db.open()) {
@@ -130,7 +135,7 @@ public final class Revert {
         }
     }
 
-    private static void dropPipelines(Database db, AlterState st, ShadowNames names, ConnectApi api, KafkaAccess kafka)
+    private static void dropPipelines(Database db, AlterState st, ShadowNames names, ConnectClient api, KafkaAccess kafka)
             throws SQLException, InterruptedException {
         if (st == null) {
             return;
@@ -146,7 +151,7 @@ public final class Revert {
      * switch and before (or while) starting it resumes the window without a gap (the PostgreSQL slot or the stored
      * binlog position keeps every change since the switch).
      */
-    static StreamPipeline resume(Database db, ConnectRuntime runtime, AlterState st, ConnectApi api, KafkaAccess kafka,
+    static StreamPipeline resume(Database db, ConnectRuntime runtime, AlterState st, ConnectClient api, KafkaAccess kafka,
                                  Duration heartbeat, int partitions) throws SQLException, InterruptedException {
         ShadowNames names = ShadowNames.of(st.table());
         StreamPipeline reverse = new StreamPipeline(st.reverse(), db, st.table(), names.old(), st.reverseColumns(), partitions, runtime, api, kafka);

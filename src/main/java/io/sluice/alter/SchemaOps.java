@@ -35,8 +35,24 @@ interface SchemaOps {
     /** Creates {@code shadow} with {@code t}'s columns, defaults, constraints and indexes (never its foreign keys). */
     void createShadow(Connection c, TableId t, TableId shadow) throws SQLException;
 
-    /** Drops the shadow's secondary non-unique indexes and returns the DDL that recreates them. */
-    List<String> deferIndexes(Connection c, TableId shadow) throws SQLException;
+    /**
+     * Drops the shadow's secondary indexes, unique ones included, and returns the DDL that recreates them after the
+     * copy. {@code key} (the stream's key columns) names a unique index that stays: a table without a primary key is
+     * keyed on it.
+     */
+    List<String> deferIndexes(Connection c, TableId shadow, Set<String> key) throws SQLException;
+
+    /** Whether {@code t} has a unique index besides its primary key. */
+    boolean hasUniqueSecondary(Connection c, TableId t) throws SQLException;
+
+    /**
+     * The partitions of a stream between {@code a} and {@code b}: one when either has a unique secondary index. Only
+     * then does the stream write in the source's log order across all keys, the order in which no row takes a unique
+     * value before another gives it up (merge.md, "Unique secondary indexes"); several partitions apply on their own.
+     */
+    static int partitions(Connection c, SchemaOps ops, int requested, TableId a, TableId b) throws SQLException {
+        return ops.exists(c, a) && ops.hasUniqueSecondary(c, a) || ops.exists(c, b) && ops.hasUniqueSecondary(c, b) ? 1 : requested;
+    }
 
     /** Columns of {@code t} the database computes (generated columns): never written by the stream. */
     Set<String> generatedColumns(Connection c, TableId t) throws SQLException;

@@ -1,18 +1,16 @@
 package io.sluice.alter;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
-import io.sluice.applier.connect.ApplierSinkConnector;
+import io.sluice.app.pipeline.ConnectorConfigs;
+import io.sluice.app.pipeline.PipelineSpec;
 import io.sluice.copier.CopierConfig;
-import io.sluice.copier.connect.CopierConnectorConfig;
-import io.sluice.copier.connect.CopierSourceConnector;
 import io.sluice.copier.connect.KafkaLimits;
-import io.sluice.copier.connect.TableList;
 import io.sluice.mysql.MariaDbStream;
 import io.sluice.postgres.PostgresStream;
-import io.sluice.spi.connect.PartitionByKey;
+import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.dialect.Dialects;
-import io.sluice.spi.dialect.StreamSpec;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
 import org.slf4j.Logger;
@@ -49,12 +47,12 @@ final class StreamPipeline {
     final Map<String, String> columns;
     final int partitions;
     private final ConnectRuntime runtime;
-    private final ConnectApi api;
+    private final ConnectClient api;
     private final KafkaAccess kafka;
     private final Map<String, String> debeziumOverrides = new LinkedHashMap<>();
 
     StreamPipeline(String name, Database db, TableId source, TableId target, Map<String, String> columns, int partitions,
-                   ConnectRuntime runtime, ConnectApi api, KafkaAccess kafka) {
+                   ConnectRuntime runtime, ConnectClient api, KafkaAccess kafka) {
         this.name = name;
         this.db = db;
         this.source = source;
@@ -96,14 +94,10 @@ final class StreamPipeline {
         return PostgresStream.slotName(name);
     }
 
-    StreamSpec spec(Duration heartbeat) {
-        return new StreamSpec(name, db.jdbcUrl(), db.user(), db.password(), List.of(source), heartbeat, partitions);
-    }
-
     /** Creates both topics (the applier subscribes to both from its start) and starts the Debezium connector. */
     void startStream(Duration heartbeat) throws InterruptedException {
-        kafka.createTopics(List.of(changeTopic(), copyTopic()), partitions, KafkaLimits.topicConfigs(recordLimit()));
-        api.put(debeziumName(), debeziumConfig(heartbeat));
+        createTopics();
+        api.putConfig(debeziumName(), debeziumConfig(heartbeat));
         awaitRunning(debeziumName());
     }
 
@@ -112,7 +106,7 @@ final class StreamPipeline {
      * end: created stopped, offset set, resumed. A connector that exists already keeps its own offsets.
      */
     void startStreamAt(Duration heartbeat, Map<String, ?> offset) throws InterruptedException {
-        kafka.createTopics(List.of(changeTopic(), copyTopic()), partitions, KafkaLimits.topicConfigs(recordLimit()));
+        createTopics();
         if (api.status(debeziumName()).isEmpty()) {
             api.createStopped(debeziumName(), debeziumConfig(heartbeat));
             long deadline = System.nanoTime() + START.toNanos();
@@ -133,33 +127,60 @@ final class StreamPipeline {
         awaitRunning(debeziumName());
     }
 
-    private Map<String, String> debeziumConfig(Duration heartbeat) {
-        Map<String, String> dbz = new LinkedHashMap<>(Dialects.source(db.jdbcUrl()).debeziumConfig(spec(heartbeat)));
-        // Keys equal under a collation go to one partition, as the copier puts them (KeyEquality).
-        try (Connection c = db.open()) {
-            PartitionByKey.addKeyEquality(dbz, Map.of(changeTopic(), Dialects.source(db.jdbcUrl()).describe(c, source)));
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot describe " + source + " for its change stream: " + e.getMessage(), e);
+    /**
+     * This pipeline's connector configs ({@link ConnectorConfigs}): one table into {@link #target} in the same
+     * database, the config file's copier and applier sections ({@link ConnectRuntime}) over the alter's own choices.
+     *
+     * @param describe read the table's shape (its collated keys pick partitions, its key columns key Debezium's events); only
+     *                 the Debezium config needs it
+     */
+    private PipelineSpec pipelineSpec(Duration heartbeat, boolean describe) {
+        PipelineSpec.Endpoint endpoint = new PipelineSpec.Endpoint(db.jdbcUrl(), db.user(), db.password());
+        PipelineSpec.Builder b = PipelineSpec.builder(name, endpoint, endpoint, runtime.bootstrapServers())
+                .targetSchema(target.schema())
+                .tables(List.of(source))
+                .partitions(partitions)
+                .heartbeat(heartbeat == null ? Duration.ofSeconds(1) : heartbeat)
+                .createTables(false)
+                .targetTable(source, target.table())
+                // The copier's parallelism when the config file sets it, else one task per partition up to 4.
+                .copierTasks(runtime.copier().containsKey(CopierConfig.PARALLELISM.key())
+                        ? Integer.parseInt(runtime.copier().get(CopierConfig.PARALLELISM.key())) : Math.max(1, Math.min(partitions, 4)))
+                .copier(runtime.copier())
+                // Short commits: catch-up at cut-over waits for the last events to be committed, under the table lock.
+                .applier(Map.of(ApplierSettings.STATE_SCHEMA.key(), STATE_SCHEMA, ApplierSettings.COMMIT_INTERVAL.key(), "100ms"))
+                .applier(runtime.applier())
+                // Catch-up at cut-over waits, under the table lock, for Debezium to hand over its last batch: poll often
+                // (Debezium's default waits up to 500 ms for a batch to fill).
+                .debezium(Map.of("poll.interval.ms", "50"))
+                .debezium(debeziumOverrides);
+        columns.forEach((from, to) -> b.targetColumn(source, from, to));
+        if (describe) {
+            try (Connection c = db.open()) {
+                b.shapes(List.of(Dialects.source(db.jdbcUrl()).describe(c, source)), true);
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot describe " + source + " for its change stream: " + e.getMessage(), e);
+            }
         }
-        if (dbz.containsKey("schema.history.internal.kafka.topic")) {
-            dbz.put("schema.history.internal.kafka.bootstrap.servers", runtime.bootstrapServers());
-        }
-        // Catch-up at cut-over waits, under the table lock, for Debezium to hand over its last batch: poll often
-        // (Debezium's default waits up to 500 ms for a batch to fill).
-        dbz.put("poll.interval.ms", "50");
         // MariaDB keeps Debezium's snapshot.locking.mode=minimal: its start GTID set and binlog position are read under
         // FLUSH TABLES WITH READ LOCK, consistent with each other. The price: writers of the database wait while
         // Debezium reads the schema at start (3 s once on a loaded box). With "none" the alter test lost writes
         // (those runs also had the RENAME ordering race fixed since, so the cause is not proven; minimal stays).
-        dbz.putAll(KafkaLimits.producerOverrides(recordLimit()));
-        dbz.putAll(debeziumOverrides);
-        return dbz;
+        return b.build();
     }
 
-    /** The largest Kafka record of this pipeline, from the copier's message.max.bytes (see KafkaLimits). */
-    private long recordLimit() {
-        return KafkaLimits.pipelineRecord(CopierConfig.SETTINGS.parse(CopierConfig.SETTINGS.own(runtime.copier()), "copier.")
-                .get(CopierConfig.MESSAGE_MAX_BYTES));
+    private ConnectorConfigs configs(Duration heartbeat, boolean describe) {
+        return ConnectorConfigs.of(pipelineSpec(heartbeat, describe));
+    }
+
+    private Map<String, String> debeziumConfig(Duration heartbeat) {
+        return configs(heartbeat, true).debezium().config();
+    }
+
+    /** Creates both topics before anything subscribes: a topic auto-created by a consumer gets the broker's default partition count. */
+    private void createTopics() {
+        PipelineSpec spec = pipelineSpec(null, false);
+        kafka.createTopics(spec.topics(), partitions, KafkaLimits.topicConfigs(spec.recordLimit()));
     }
 
     /** Writes records of this pipeline's copy topic (the reverse stream's single chunk). */
@@ -168,53 +189,13 @@ final class StreamPipeline {
     }
 
     void startApplier() throws InterruptedException {
-        // Before anything subscribes: a topic auto-created by a consumer gets the broker's default partition count.
-        kafka.createTopics(List.of(changeTopic(), copyTopic()), partitions, KafkaLimits.topicConfigs(recordLimit()));
-        Map<String, String> a = new LinkedHashMap<>();
-        a.put(ApplierSettings.PIPELINE.key(), name);
-        a.put(ApplierSettings.TABLES.key(), source.toString());
-        a.put(ApplierSettings.SOURCE_URL.key(), db.jdbcUrl());
-        a.put(ApplierSettings.SOURCE_USER.key(), db.user());
-        a.put(ApplierSettings.SOURCE_PASSWORD.key(), db.password());
-        a.put(ApplierSettings.TARGET_URL.key(), db.jdbcUrl());
-        a.put(ApplierSettings.TARGET_USER.key(), db.user());
-        a.put(ApplierSettings.TARGET_PASSWORD.key(), db.password());
-        a.put(ApplierSettings.TARGET_SCHEMA.key(), target.schema());
-        a.put(ApplierSettings.STATE_SCHEMA.key(), STATE_SCHEMA);
-        a.put(ApplierSettings.PARTITIONS.key(), String.valueOf(partitions));
-        a.put(ApplierSettings.CREATE_TABLES.key(), "false");
-        // Short commits: catch-up at cut-over waits for the last events to be committed, under the table lock.
-        a.put(ApplierSettings.COMMIT_INTERVAL.key(), "100ms");
-        a.putAll(runtime.applier());
-        a.put(ApplierSettings.TARGET_TABLES.key(), source + "=" + target.table());
-        List<String> cols = new ArrayList<>();
-        columns.forEach((from, to) -> cols.add(source + "." + from + "=" + to));
-        if (!cols.isEmpty()) {
-            a.put(ApplierSettings.TARGET_COLUMNS.key(), String.join(",", cols));
-        }
-        api.put(applierName(), ApplierSinkConnector.connectorConfig(a, partitions));
+        createTopics();
+        api.putConfig(applierName(), configs(null, false).applier().config());
         awaitRunning(applierName());
     }
 
     void startCopier() throws InterruptedException {
-        Map<String, String> c = new LinkedHashMap<>();
-        c.put("connector.class", CopierSourceConnector.class.getName());
-        c.put("tasks.max", String.valueOf(Math.max(1, Math.min(partitions, 4))));
-        c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-        c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-        c.put("exactly.once.support", "required");
-        c.put("transaction.boundary", "poll");
-        c.put(CopierConnectorConfig.PIPELINE.key(), name);
-        c.put(CopierConnectorConfig.TABLES.key(), TableList.format(List.of(source)));
-        c.put(CopierConnectorConfig.PARTITIONS.key(), String.valueOf(partitions));
-        c.put(CopierConnectorConfig.JDBC_URL.key(), db.jdbcUrl());
-        c.put(CopierConnectorConfig.USER.key(), db.user());
-        c.put(CopierConnectorConfig.PASSWORD.key(), db.password());
-        c.put(CopierConnectorConfig.BOOTSTRAP.key(), runtime.bootstrapServers());
-        c.putAll(runtime.copier());
-        c.putAll(KafkaLimits.producerOverrides(recordLimit()));
-        CopierConnectorConfig.parse(c);
-        api.put(copierName(), c);
+        api.putConfig(copierName(), configs(null, false).copier().config());
         awaitRunning(copierName());
     }
 
@@ -225,7 +206,7 @@ final class StreamPipeline {
      */
     void checkHealthy() {
         for (String n : List.of(debeziumName(), copierName(), applierName())) {
-            Optional<String> f = api.status(n).flatMap(ConnectApi::failure);
+            Optional<String> f = api.status(n).flatMap(ConnectClient::failure);
             if (f.isPresent()) {
                 throw new AlterException(AlterException.Kind.FAILED, n + ": " + f.get());
             }
@@ -237,7 +218,7 @@ final class StreamPipeline {
         long deadline = System.nanoTime() + START.toNanos();
         while (true) {
             Optional<JsonNode> s = api.status(connector);
-            if (s.isPresent() && ConnectApi.running(s.get())) {
+            if (s.isPresent() && ConnectClient.running(s.get())) {
                 return;
             }
             checkHealthy();
@@ -257,19 +238,35 @@ final class StreamPipeline {
         stop();
         if (db.postgres()) {
             try (Connection c = db.open(); Statement s = c.createStatement()) {
-                ApplierProgress.dropSlot(c, slot());
+                PostgresSlots.drop(c, slot());
                 s.execute("DROP PUBLICATION IF EXISTS " + quote(slot()));
             }
         }
     }
 
-    /** Whether the copy is complete in the target (see {@link ApplierProgress#copyDone}). */
+    /** Whether the copy is complete in the target (the applier's state, committed with the rows). */
     boolean copyDone() throws SQLException {
-        return ApplierProgress.copyDone(db, name, source, partitions);
+        try (Connection c = db.open()) {
+            return progress().copy(c, source, partitions).complete();
+        }
     }
 
-    Map<Integer, Long> applierOffsets(String column) throws SQLException {
-        return ApplierProgress.offsets(db, name, source, column);
+    /** Rows copied into the target so far (the applier's state, committed with the rows; a cheap read). */
+    long rowsCopied() throws SQLException {
+        try (Connection c = db.open()) {
+            return progress().copy(c, source, partitions).rowsCopied();
+        }
+    }
+
+    /** Per partition, the change-topic offset below which the applier has committed every event. */
+    Map<Integer, Long> appliedChangeOffsets() throws SQLException {
+        try (Connection c = db.open()) {
+            return progress().changeOffsets(c, source);
+        }
+    }
+
+    private ApplierProgress progress() {
+        return ApplierProgress.of(db.jdbcUrl(), STATE_SCHEMA, name);
     }
 
     /** The change topic's committed end, per partition. */
@@ -279,7 +276,7 @@ final class StreamPipeline {
 
     /** Whether the applier has committed every change-topic record below {@code end}. */
     boolean changesApplied(Map<Integer, Long> end, Duration timeout) throws SQLException {
-        return kafka.consumedUpTo(changeTopic(), applierOffsets("change_offset"), end, timeout);
+        return kafka.consumedUpTo(changeTopic(), appliedChangeOffsets(), end, timeout);
     }
 
     /** The Debezium connector's committed source offset (one source partition per connector). */
@@ -312,11 +309,13 @@ final class StreamPipeline {
     void dropServerState() throws SQLException, InterruptedException {
         try (Connection c = db.open(); Statement s = c.createStatement()) {
             if (db.postgres()) {
-                ApplierProgress.dropSlot(c, slot());
+                PostgresSlots.drop(c, slot());
                 s.execute("DROP PUBLICATION IF EXISTS " + quote(slot()));
             }
         }
-        ApplierProgress.delete(db, name);
+        try (Connection c = db.open()) {
+            progress().delete(c);
+        }
         List<String> topics = new ArrayList<>(List.of(changeTopic(), copyTopic(), Topics.heartbeatTopic(name),
                 MariaDbStream.schemaHistoryTopic(name), Topics.sanitize(name) + ".message"));
         kafka.deleteTopics(topics);

@@ -10,10 +10,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +41,6 @@ final class BenchEnv implements AutoCloseable {
     /** Seconds to start the broker and the Connect worker (what a `sluice replicate` launch also pays, the servers aside). */
     double startupSeconds;
     private final List<AutoCloseable> started = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     private BenchEnv(Path workDir) {
         this.workDir = workDir;
@@ -135,27 +130,11 @@ final class BenchEnv implements AutoCloseable {
 
     /** Pauses a connector through the worker's REST API (its tasks stay assigned, so resuming is quick). */
     void pause(String connector) {
-        rest("PUT", "/connectors/" + connector + "/pause");
+        connect.client().pause(connector);
     }
 
     void resume(String connector) {
-        rest("PUT", "/connectors/" + connector + "/resume");
-    }
-
-    private void rest(String method, String path) {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(connect.restUrl() + path)).timeout(Duration.ofSeconds(30))
-                .method(method, HttpRequest.BodyPublishers.noBody()).build();
-        try {
-            HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
-            if (resp.statusCode() >= 300) {
-                throw new IllegalStateException(method + " " + path + " answered " + resp.statusCode() + ": " + resp.body());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        connect.client().resume(connector);
     }
 
     @Override

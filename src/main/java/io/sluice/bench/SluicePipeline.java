@@ -1,16 +1,16 @@
 package io.sluice.bench;
 
+import io.sluice.app.pipeline.ConnectorConfigs;
+import io.sluice.app.pipeline.PipelineSpec;
+import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
-import io.sluice.applier.connect.ApplierSinkConnector;
-import io.sluice.copier.connect.CopierConnectorConfig;
-import io.sluice.copier.connect.CopierSourceConnector;
-import io.sluice.copier.connect.TableList;
+import io.sluice.copier.CopierConfig;
+import io.sluice.copier.connect.KafkaLimits;
+import io.sluice.copier.connect.TopicSetup;
 import io.sluice.mysql.MariaDbStream;
 import io.sluice.postgres.PostgresStream;
 import io.sluice.runtime.db.DatabaseServer;
-import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.Dialects;
-import io.sluice.spi.dialect.StreamSpec;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -26,19 +26,18 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One Sluice pipeline wired straight onto the bench's Connect worker, the way {@code io.sluice.app.pipeline}
- * does it (topics first, applier, Debezium, then the copier once the stream is live), with the CLI's defaults
- * unless a phase overrides a setting: the bench measures what a user gets.
+ * does it (topics first, applier, Debezium, then the copier once the stream is live). Its connector configs come
+ * from {@link ConnectorConfigs}, as {@code sluice replicate}'s do, with the CLI's defaults unless a phase overrides
+ * a setting (sweep values): the bench measures what a user gets.
  */
 final class SluicePipeline implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluicePipeline.class);
-    static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
 
     final BenchEnv env;
     final String name;
@@ -48,9 +47,13 @@ final class SluicePipeline implements AutoCloseable {
     final String targetDb;
     final int partitions;
     private final boolean mariadb;
+    /** The pipeline as the CLI would run it; each phase derives its applier and copier from it. */
+    private final PipelineSpec spec;
     private final List<String> connectors = new ArrayList<>();
     private boolean debezium;
     private long lastStatusCheck;
+    /** The applier's committed progress, per state schema (the bench's copies use several). */
+    private final Map<String, ApplierProgress> progress = new java.util.concurrent.ConcurrentHashMap<>();
 
     SluicePipeline(BenchEnv env, String name, DatabaseServer source, String sourceDb, TableId table, String targetDb, int partitions) {
         this.env = env;
@@ -61,6 +64,13 @@ final class SluicePipeline implements AutoCloseable {
         this.targetDb = targetDb;
         this.partitions = partitions;
         this.mariadb = source != env.source;
+        this.spec = PipelineSpec.builder(name, new PipelineSpec.Endpoint(sourceUrl(), source.user(), source.password()),
+                        new PipelineSpec.Endpoint(env.target.jdbcUrl(targetDb), env.target.user(), env.target.password()),
+                        env.kafka.bootstrapServers())
+                .tables(List.of(table))
+                .partitions(partitions)
+                .copierTasks(CopierConfig.PARALLELISM.defaultValue())   // the CLI's default: the core count
+                .build();
     }
 
     String sourceUrl() {
@@ -75,20 +85,19 @@ final class SluicePipeline implements AutoCloseable {
         return Topics.copyTopic(name, table);
     }
 
+    /** Creates both topics as replicate does (partition count checked, record limit set). */
     void createTopics() {
-        env.kafka.createTopic(changeTopic(), partitions);
-        env.kafka.createTopic(copyTopic(), partitions);
+        TopicSetup.ensureAll(env.kafka.admin(), spec.topics(), partitions, null, KafkaLimits.topicConfigs(spec.recordLimit()),
+                "--partitions");
     }
 
     /** Starts Debezium and waits until it streams: the slot exists and is active (PostgreSQL), a heartbeat arrived (MariaDB). */
     String startDebezium(Duration heartbeat) throws Exception {
-        StreamSpec spec = new StreamSpec(name, sourceUrl(), source.user(), source.password(), List.of(table), heartbeat, partitions);
-        Map<String, String> config = mariadb ? MariaDbStream.debeziumConfig(spec, env.kafka.bootstrapServers())
-                : PostgresStream.debeziumConfig(spec);
-        config = new LinkedHashMap<>(config);
-        try (Connection c = source.connect(sourceDb)) {   // the copier's partition rules for collated keys (KeyEquality)
-            PartitionByKey.addKeyEquality(config, Map.of(changeTopic(), Dialects.source(sourceUrl()).describe(c, table)));
+        PipelineSpec.Builder b = spec.toBuilder().heartbeat(heartbeat);
+        try (Connection c = source.connect(sourceDb)) {   // its key columns and collations (KeyEquality), as replicate reads them
+            b.shapes(List.of(Dialects.source(sourceUrl()).describe(c, table)), true);
         }
+        Map<String, String> config = ConnectorConfigs.of(b.build()).debezium().config();
         String connector = name + "-debezium";
         put(connector, config);
         debezium = true;
@@ -121,27 +130,11 @@ final class SluicePipeline implements AutoCloseable {
         }
     }
 
-    /** The applier's settings: the CLI's (ConnectorConfigs) plus {@code overrides}. */
-    Map<String, String> applierSettings(String targetSchema, String stateSchema, Map<String, String> overrides) {
-        Map<String, String> a = new LinkedHashMap<>();
-        a.put(ApplierSettings.PIPELINE.key(), name);
-        a.put(ApplierSettings.TABLES.key(), table.toString());
-        a.put(ApplierSettings.SOURCE_URL.key(), sourceUrl());
-        a.put(ApplierSettings.SOURCE_USER.key(), source.user());
-        a.put(ApplierSettings.SOURCE_PASSWORD.key(), source.password());
-        a.put(ApplierSettings.TARGET_URL.key(), env.target.jdbcUrl(targetDb));
-        a.put(ApplierSettings.TARGET_USER.key(), env.target.user());
-        a.put(ApplierSettings.TARGET_PASSWORD.key(), env.target.password());
-        a.put(ApplierSettings.TARGET_SCHEMA.key(), targetSchema);
-        a.put(ApplierSettings.STATE_SCHEMA.key(), stateSchema);
-        a.put(ApplierSettings.PARTITIONS.key(), String.valueOf(partitions));
-        a.putAll(overrides);
-        return a;
-    }
-
     /** Starts an applier connector (one task per partition pair, as the CLI does) and waits until it runs. */
     String startApplier(String connector, String targetSchema, String stateSchema, Map<String, String> overrides) throws Exception {
-        put(connector, ApplierSinkConnector.connectorConfig(applierSettings(targetSchema, stateSchema, overrides), partitions));
+        PipelineSpec applier = spec.toBuilder().targetSchema(targetSchema)
+                .applier(Map.of(ApplierSettings.STATE_SCHEMA.key(), stateSchema)).applier(overrides).build();
+        put(connector, ConnectorConfigs.of(applier).applier().config());
         awaitGroupStable("connect-" + connector, partitions);
         return connector;
     }
@@ -171,23 +164,12 @@ final class SluicePipeline implements AutoCloseable {
 
     /** Starts the copier connector ({@code tasks.max} = the CLI's parallelism default, the core count, unless overridden). */
     String startCopier(Map<String, String> overrides) throws Exception {
-        Map<String, String> c = new LinkedHashMap<>();
-        c.put("connector.class", CopierSourceConnector.class.getName());
-        c.put("tasks.max", String.valueOf(Runtime.getRuntime().availableProcessors()));
-        c.put("key.converter", BYTE_ARRAY_CONVERTER);
-        c.put("value.converter", BYTE_ARRAY_CONVERTER);
-        c.put("exactly.once.support", "required");
-        c.put("transaction.boundary", "poll");
-        c.put(CopierConnectorConfig.PIPELINE.key(), name);
-        c.put(CopierConnectorConfig.TABLES.key(), TableList.format(List.of(table)));
-        c.put(CopierConnectorConfig.PARTITIONS.key(), String.valueOf(partitions));
-        c.put(CopierConnectorConfig.JDBC_URL.key(), sourceUrl());
-        c.put(CopierConnectorConfig.USER.key(), source.user());
-        c.put(CopierConnectorConfig.PASSWORD.key(), source.password());
-        c.put(CopierConnectorConfig.BOOTSTRAP.key(), env.kafka.bootstrapServers());
-        c.putAll(overrides);
+        PipelineSpec.Builder b = spec.toBuilder().copier(overrides);
+        if (overrides.containsKey(CopierConfig.PARALLELISM.key())) {
+            b.copierTasks(Integer.parseInt(overrides.get(CopierConfig.PARALLELISM.key())));
+        }
         String connector = name + "-copier";
-        put(connector, c);
+        put(connector, ConnectorConfigs.of(b.build()).copier().config());
         return connector;
     }
 
@@ -216,19 +198,12 @@ final class SluicePipeline implements AutoCloseable {
 
     /** Rows of completed chunks in the applier's state (committed with them), for one state schema. */
     long committedCopyRows(Connection target, String stateSchema) throws SQLException {
-        try (PreparedStatement ps = target.prepareStatement("SELECT coalesce(sum(row_count), 0) FROM " + stateSchema
-                + ".sluice_applier_chunks WHERE pipeline = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        } catch (SQLException e) {
-            if ("42P01".equals(e.getSQLState())) {   // state tables not created yet
-                return 0;
-            }
-            throw e;
+        ApplierProgress p = progress.get(stateSchema);
+        if (p == null) {
+            p = ApplierProgress.of(target.getMetaData().getURL(), stateSchema, name);
+            progress.put(stateSchema, p);
         }
+        return p.rowsCopied(target);
     }
 
     /** Times from now until the applier has committed {@code rows} copy rows; returns {first chunk, done} in nanos. */

@@ -11,6 +11,9 @@ import io.sluice.app.log.RunLog;
 import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.http.AlterEndpoint;
 import io.sluice.app.pipeline.PipelineRuntime;
+import io.sluice.app.progress.AlterView;
+import io.sluice.app.progress.ProgressDisplay;
+import io.sluice.app.progress.ThrottleState;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.model.TableId;
 import org.slf4j.Logger;
@@ -41,8 +44,8 @@ final class AlterCommand implements Callable<Integer> {
     private CommandLine.Model.CommandSpec spec;
 
     @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
-            description = "Config file: its source section names the database (the table is altered in place); kafka and http "
-                    + "sections are used when present (default: embedded Kafka, state under .sluice/).")
+            description = "Config file: its source section names the database (the table is altered in place); kafka, copier, "
+                    + "applier and http sections are used when present (default: embedded Kafka, state under .sluice/).")
     private Path config;
 
     @Option(names = {"-t", "--table"}, required = true, paramLabel = "SCHEMA.TABLE", description = "The table to change.")
@@ -70,15 +73,15 @@ final class AlterCommand implements Callable<Integer> {
     @Option(names = "--rename-column", paramLabel = "OLD=NEW", description = "Map a renamed column (repeatable).")
     private Map<String, String> renames;
 
-    @Option(names = "--max-lag", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "2s",
+    @Option(names = "--max-lag", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = AlterOptions.DEFAULT_MAX_LAG,
             description = "Cut over only when the shadow table is at most this far behind (default: ${DEFAULT-VALUE}).")
     private Duration maxLag;
 
-    @Option(names = "--lock-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "3s",
+    @Option(names = "--lock-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = AlterOptions.DEFAULT_LOCK_BOUND,
             description = "Longest the cut-over may block the application's queries on the table (default: ${DEFAULT-VALUE}).")
     private Duration lockTimeout;
 
-    @Option(names = "--cutover-attempts", paramLabel = "N", defaultValue = "5",
+    @Option(names = "--cutover-attempts", paramLabel = "N", defaultValue = AlterOptions.DEFAULT_CUT_OVER_ATTEMPTS,
             description = "Cut-over attempts (doubling back-off from 1 s) before giving up (default: ${DEFAULT-VALUE}).")
     private int attempts;
 
@@ -86,11 +89,11 @@ final class AlterCommand implements Callable<Integer> {
             description = "Drop the revert window: after the cut-over the old table is not kept in step, so --revert is not possible.")
     private boolean noRevertWindow;
 
-    @Option(names = "--foreign-keys", paramLabel = "POLICY", defaultValue = "refuse",
+    @Option(names = "--foreign-keys", paramLabel = "POLICY", defaultValue = AlterOptions.DEFAULT_POLICY,
             description = "Foreign keys on or to the table: refuse (default) or drop (the new table has none; recreate them yourself).")
     private AlterOptions.Policy foreignKeys;
 
-    @Option(names = "--triggers", paramLabel = "POLICY", defaultValue = "refuse",
+    @Option(names = "--triggers", paramLabel = "POLICY", defaultValue = AlterOptions.DEFAULT_POLICY,
             description = "Triggers on the table: refuse (default) or drop (the new table has none).")
     private AlterOptions.Policy triggers;
 
@@ -119,7 +122,8 @@ final class AlterCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--table: " + e.getMessage());
         }
         Map<String, Settings.Values> cfg = ConfigLoader.loadSections(config,
-                List.of(ConfigSchema.PIPELINE, ConfigSchema.SOURCE, ConfigSchema.KAFKA, ConfigSchema.HTTP));
+                List.of(ConfigSchema.PIPELINE, ConfigSchema.SOURCE, ConfigSchema.KAFKA, ConfigSchema.HTTP, ConfigSchema.COPIER,
+                        ConfigSchema.APPLIER));
         Settings.Values source = cfg.get(ConfigSchema.SOURCE.name());
         Database db = new Database(source.get(ConfigSchema.SOURCE_URL), source.get(ConfigSchema.SOURCE_USER),
                 source.get(ConfigSchema.SOURCE_PASSWORD));
@@ -127,9 +131,13 @@ final class AlterCommand implements Callable<Integer> {
                 .withRenames(renames == null ? Map.of() : renames)
                 .withPolicies(foreignKeys, triggers)
                 .withAllowNarrowing(allowNarrowing)
-                .withCutOver(lockTimeout, maxLag, attempts, Duration.ofSeconds(1))
+                .withCutOver(lockTimeout, maxLag, attempts, AlterOptions.DEFAULT_RETRY_BACKOFF)
                 .withPostponeCutOver(postponeCutover)
                 .withRevertWindow(!noRevertWindow);
+        Settings.Values kafka = cfg.get(ConfigSchema.KAFKA.name());
+        if (kafka.isGiven(ConfigSchema.KAFKA_PARTITIONS)) {   // else the alter's own default (AlterOptions)
+            options = options.withPartitions(kafka.get(ConfigSchema.KAFKA_PARTITIONS));
+        }
         // One embedded state directory per altered table: --revert and --cleanup find the revert stream there.
         String name = cfg.get(ConfigSchema.PIPELINE.name()).get(ConfigSchema.PIPELINE_NAME) + "-alter-"
                 + t.toString().replaceAll("[^A-Za-z0-9._-]", "_");
@@ -155,7 +163,9 @@ final class AlterCommand implements Callable<Integer> {
             // Ctrl-C: the alter stops at its next step; before the switch it removes its shadow, so T is unchanged.
             try (StopSignal stop = new StopSignal("alter", Duration.ofMinutes(2));
                  PipelineRuntime runtime = PipelineRuntime.start(name, cfg.get(ConfigSchema.KAFKA.name()))) {
-                ConnectRuntime connect = new ConnectRuntime(runtime.connect().restUrl(), runtime.bootstrapServers());
+                // The copier and applier settings the config file writes, over the alter's own (ConnectorConfigs says which).
+                ConnectRuntime connect = new ConnectRuntime(runtime.connect().restUrl(), runtime.bootstrapServers(),
+                        cfg.get(ConfigSchema.COPIER.name()).givenProperties(), cfg.get(ConfigSchema.APPLIER.name()).givenProperties());
                 try {
                     if (action.revert) {
                         Revert.revert(db, connect, options);
@@ -187,15 +197,22 @@ final class AlterCommand implements Callable<Integer> {
         }
 
         private int alter(ConnectRuntime connect, boolean inProcessWorker) throws SQLException, InterruptedException {
-            OnlineAlter alter = new OnlineAlter(db, connect, options)
-                    .onPhase(s -> say("[" + s.phase().name().toLowerCase().replace('_', ' ') + "] " + s.detail()));
+            OnlineAlter alter = new OnlineAlter(db, connect, options);
             AlterEndpoint http = null;
             Settings.Values h = cfg.get(ConfigSchema.HTTP.name());
             try {
                 if (h.get(ConfigSchema.HTTP_ENABLED)) {
                     http = AlterEndpoint.start(h.get(ConfigSchema.HTTP_BIND), h.get(ConfigSchema.HTTP_PORT), alter);
                 }
-                OnlineAlter.Result r = alter.run();
+                OnlineAlter.Result r;
+                // The CLI's alter copies unthrottled (no copier throttle settings reach its runtime).
+                try (ProgressDisplay view = ProgressDisplay.start(new AlterView(alter, ThrottleState.NONE), Duration.ofSeconds(10))) {
+                    // On a terminal the view shows the phase and the log line above it says what began; elsewhere a line per phase.
+                    if (!view.onTerminal()) {
+                        alter.onPhase(s -> say("[" + s.phase().name().toLowerCase().replace('_', ' ') + "] " + s.detail()));
+                    }
+                    r = alter.run();
+                }
                 if (r.attempts() == 0) {   // a rerun after the switch: nothing was cut over now
                     say(options.table() + " was already switched to the new definition by an earlier run");
                 } else {

@@ -60,6 +60,11 @@ final class ReplicateCommand implements Callable<Integer> {
             description = "Print the Debezium, copier and applier connector configs (JSON for a Connect cluster's REST API) instead of running them.")
     private boolean printConnectorConfigs;
 
+    /**
+     * {@code replicate}'s phases: validate and plan (servers, privileges, tables; nothing is created when this fails),
+     * then {@link Pipeline#run} (creating, starting stream, waiting for stream, copying, streaming) until stopped, then
+     * stop and report on every way out.
+     */
     @Override
     public Integer call() {
         SluiceConfig cfg = ConfigLoader.load(config);
@@ -68,17 +73,7 @@ final class ReplicateCommand implements Callable<Integer> {
             log.info("  {}", line);
         }
         ValidatedPlan plan = validators.get().validate(cfg);
-        // With --print-connector-configs stdout is JSON only (to pipe into curl); the plan goes to the log then.
-        java.util.function.Consumer<String> say = printConnectorConfigs ? line -> log.info("{}", line) : out()::println;
-        say.accept("configuration is valid: " + plan.tables().size() + (plan.tables().size() == 1 ? " table" : " tables")
-                + " from " + plan.sourceDialect().name() + " to " + plan.targetDialect().name()
-                + (cfg.embeddedKafka() ? " (embedded Kafka)" : ""));
-        for (PlannedTable t : plan.tables()) {
-            say.accept("  " + t.source().id() + " -> " + t.target()
-                    + (t.targetExists() ? " (exists)" : " (to be created)")
-                    + "  ~" + ProgressFormat.count(t.estimatedRows()) + " rows, key " + t.source().keyColumns().stream()
-                    .map(c -> c.name()).toList() + collatedKeyNote(t));
-        }
+        printPlan(plan);
         if (validateOnly) {
             return ExitCode.OK.code();
         }
@@ -86,6 +81,20 @@ final class ReplicateCommand implements Callable<Integer> {
             return printConnectorConfigs(plan);
         }
         return run(plan);
+    }
+
+    private void printPlan(ValidatedPlan plan) {
+        // With --print-connector-configs stdout is JSON only (to pipe into curl); the plan goes to the log then.
+        java.util.function.Consumer<String> say = printConnectorConfigs ? line -> log.info("{}", line) : out()::println;
+        say.accept("configuration is valid: " + plan.tables().size() + (plan.tables().size() == 1 ? " table" : " tables")
+                + " from " + plan.sourceDialect().name() + " to " + plan.targetDialect().name()
+                + (plan.config().embeddedKafka() ? " (embedded Kafka)" : ""));
+        for (PlannedTable t : plan.tables()) {
+            say.accept("  " + t.source().id() + " -> " + t.target()
+                    + (t.targetExists() ? " (exists)" : " (to be created)")
+                    + "  ~" + ProgressFormat.count(t.estimatedRows()) + " rows, key " + t.source().keyColumns().stream()
+                    .map(c -> c.name()).toList() + collatedKeyNote(t));
+        }
     }
 
     /** What the run did, per table, on every way out (stop, failure); a report that fails must not hide why the run ended. */
@@ -130,7 +139,7 @@ final class ReplicateCommand implements Callable<Integer> {
         SluiceConfig cfg = plan.config();
         RunLog.start(Path.of(cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(cfg.pipelineName()));
         Pipeline pipeline = new Pipeline(plan, p -> PipelineRuntime.start(p.config()));
-        SluiceMetrics metrics = new SluiceMetrics(cfg.pipelineName(), pipeline);
+        SluiceMetrics metrics = SluiceMetrics.ofPipeline(plan, pipeline);
         HttpEndpoint http = null;
         ProgressDisplay display = null;
         // Ctrl-C / SIGTERM: the main thread stops everything in order, then the JVM exits (130); a rerun resumes.
@@ -138,17 +147,10 @@ final class ReplicateCommand implements Callable<Integer> {
             try {
                 if (cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_ENABLED)) {
                     http = HttpEndpoint.start(cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_BIND), cfg.get(ConfigSchema.HTTP, ConfigSchema.HTTP_PORT),
-                            pipeline, metrics, () -> pipeline.controllable() ? pipeline : null);
+                            pipeline, metrics, pipeline::control);
                 }
                 display = ProgressDisplay.start(pipeline, Duration.ofSeconds(30));
-                pipeline.start();
-                while (!stop.requested()) {
-                    if (!pipeline.refresh()) {
-                        throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + pipeline.status().error()
-                                + " (running the same command again resumes once the cause is fixed)");
-                    }
-                    Thread.sleep(1000);
-                }
+                pipeline.run(stop::requested);
                 return ExitCode.INTERRUPTED.code();
             } catch (InterruptedException | RuntimeException | LinkageError e) {
                 // A stop interrupts whatever the thread was doing, class initialisation included (seen: Kafka's logging
@@ -159,6 +161,10 @@ final class ReplicateCommand implements Callable<Integer> {
                 }
                 if (e instanceof CliFailure f) {
                     throw f;
+                }
+                if (pipeline.status().error() != null) {
+                    throw new CliFailure(ExitCode.RUNTIME_FAILURE, "replication failed: " + pipeline.status().error()
+                            + " (running the same command again resumes once the cause is fixed)");
                 }
                 if (e instanceof LinkageError err) {
                     throw err;

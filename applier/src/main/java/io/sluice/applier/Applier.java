@@ -190,24 +190,10 @@ public final class Applier implements AutoCloseable {
         return out;
     }
 
-    /** Completed chunks of one partition (status and tests). */
-    public int completedChunks(TableId table, int partition) {
-        PartitionState ps = parts.getOrDefault(table, Map.of()).get(partition);
-        return ps == null ? 0 : ps.chunks.size();
-    }
-
     /** Whether a table's change partition is held at the copy frontier (status and tests). */
     public boolean isHeld(TableId table, int partition) {
         PartitionState ps = parts.getOrDefault(table, Map.of()).get(partition);
         return ps != null && ps.held();
-    }
-
-    public double lagSeconds() {
-        return metrics.lagSeconds();
-    }
-
-    public Collection<TablePlan> plans() {
-        return byTable.values();
     }
 
     /** Rolls back anything uncommitted and closes every connection. */

@@ -46,7 +46,16 @@ final class ChangeBatch {
     record TableWrites(TablePlan plan, List<Object[]> deletes, List<Object[]> upserts) {
     }
 
+    /** One event as it came, in log order. */
+    record Event(TablePlan plan, RowChange change) {
+    }
+
+    /** A drained batch: the reduced writes per table, and the events they were reduced from. */
+    record Drained(List<TableWrites> writes, List<Event> events) {
+    }
+
     private final Map<TablePlan, Map<ByteBuffer, Entry>> byTable = new LinkedHashMap<>();
+    private List<Event> log = new ArrayList<>();
     private long bytes;
     private int events;
     private int keys;
@@ -57,6 +66,7 @@ final class ChangeBatch {
         Entry e = entries.get(k);
         events++;
         bytes += estimate(change);
+        log.add(new Event(plan, change));
         if (e == null) {
             entries.put(k, new Entry(plan, change.op(), change.key(), change.row()));
             keys++;
@@ -102,8 +112,8 @@ final class ChangeBatch {
         return keys;
     }
 
-    /** The reduced writes per table, and resets the batch. */
-    List<TableWrites> drain() {
+    /** The reduced writes per table and the events, and resets the batch. */
+    Drained drain() {
         List<TableWrites> out = new ArrayList<>(byTable.size());
         for (Map.Entry<TablePlan, Map<ByteBuffer, Entry>> t : byTable.entrySet()) {
             List<Object[]> deletes = new ArrayList<>();
@@ -120,11 +130,13 @@ final class ChangeBatch {
             }
             out.add(new TableWrites(t.getKey(), deletes, upserts));
         }
+        Drained d = new Drained(out, log);
         byTable.clear();
+        log = new ArrayList<>();
         bytes = 0;
         events = 0;
         keys = 0;
-        return out;
+        return d;
     }
 
     /** A rough in-memory size, to bound the buffer by the packet size; exactness does not matter. */

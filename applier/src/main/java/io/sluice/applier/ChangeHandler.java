@@ -3,11 +3,13 @@ package io.sluice.applier;
 import io.sluice.spi.dialect.MissingRowsException;
 import io.sluice.spi.dialect.TargetDialect;
 import io.sluice.spi.model.RowChange;
+import io.sluice.spi.model.SpecialKeyValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -96,7 +98,7 @@ final class ChangeHandler {
             if (d != null) {
                 RowChange change = d.change();
                 if (direct[i]) {
-                    apply(ps, d);
+                    apply(ps, r, d);
                 } else {
                     Chunk chunk = chunks[k++];
                     if (chunk == null) {
@@ -107,7 +109,7 @@ final class ChangeHandler {
                         metrics.skipped.increment();
                         metrics.tableEvent(ps.plan.id(), change.op(), false);
                     } else {
-                        apply(ps, d);
+                        apply(ps, r, d);
                     }
                 }
             }
@@ -135,12 +137,32 @@ final class ChangeHandler {
         }
     }
 
-    private void apply(PartitionState ps, ChangeDecoder.Decoded d) {
+    private void apply(PartitionState ps, InboundRecord r, ChangeDecoder.Decoded d) {
+        refuseSpecialKey(ps, r, d.change());
         batch.add(ps.plan, d.change());
         ps.applied.add(d.change().position());
         metrics.applied.increment();
         metrics.tableEvent(ps.plan.id(), d.change().op(), true);
         lastSourceTs = Math.max(lastSourceTs, d.sourceTimestampMs());
+    }
+
+    /**
+     * A key value the copy refuses by name ({@code ±infinity}, {@code time '24:00'}: {@link SpecialKeyValue}) stops the
+     * stream the same way when the stream is the first to write it (a row inserted after its range was copied), rather
+     * than write a key whose order and form no longer match the source's. Only applied events are checked: a key the
+     * copy saw was refused there, and one that came and went before its chunk never reaches the target.
+     */
+    private static void refuseSpecialKey(PartitionState ps, InboundRecord r, RowChange change) {
+        io.sluice.spi.model.TableDef def = ps.plan.def();
+        for (int k = 0; k < def.keySize(); k++) {
+            String special = SpecialKeyValue.describe(change.key()[k]);
+            if (special != null) {
+                io.sluice.spi.model.Column c = def.column(def.keyIndex(k));
+                throw new PoisonMessageException(r, "key column " + def.id() + "." + c.name() + " (" + c.nativeType() + ") holds " + special
+                        + " in a change event, a key value Sluice cannot carry exactly (the copy refuses it too); change that row's key "
+                        + "in the source (or exclude the table), then restart the pipeline", null);
+            }
+        }
     }
 
     private void hold(PartitionState ps, InboundRecord r, Object[] key) {
@@ -164,14 +186,44 @@ final class ChangeHandler {
         }
     }
 
-    /** Writes the reduced batch into the open change transaction. */
+    /**
+     * Writes the batch into the open change transaction: reduced per key, or, when a unique secondary index of the
+     * target refuses the reduced order, event by event in log order (see {@link #writeInLogOrder}).
+     */
     void write() throws SQLException {
         if (batch.isEmpty()) {
             return;
         }
         Connection c = connection();
+        ChangeBatch.Drained d = batch.drain();
+        // Only a transaction with earlier writes needs a savepoint to go back to; a fresh one is simply rolled back.
+        Savepoint before = txnRows > 0 ? c.setSavepoint() : null;
+        int rows;
+        try {
+            rows = writeReduced(c, d.writes());
+        } catch (SQLException e) {
+            if (!UniqueViolation.is(e)) {
+                throw e;
+            }
+            if (before != null) {
+                c.rollback(before);
+            } else {
+                c.rollback();
+            }
+            log.debug("reduced batch refused by a unique index ({}); writing its {} events in log order", e.getMessage(), d.events().size());
+            rows = writeInLogOrder(c, d.events(), e);
+        }
+        if (before != null) {
+            c.releaseSavepoint(before);
+        }
+        txnRows += rows;
+        metrics.changeRows.increment(rows);
+        metrics.batchRows.record(rows);
+    }
+
+    private int writeReduced(Connection c, List<ChangeBatch.TableWrites> writes) throws SQLException {
         int rows = 0;
-        for (ChangeBatch.TableWrites w : batch.drain()) {
+        for (ChangeBatch.TableWrites w : writes) {
             if (!w.deletes().isEmpty()) {
                 long started = System.nanoTime();
                 dialect.delete(c, w.plan().def(), w.plan().target(), w.deletes(), options.rowsPerWrite());
@@ -188,9 +240,45 @@ final class ChangeHandler {
             }
             rows += w.deletes().size() + w.upserts().size();
         }
-        txnRows += rows;
-        metrics.changeRows.increment(rows);
-        metrics.batchRows.record(rows);
+        return rows;
+    }
+
+    /**
+     * Writes each event on its own, in log order. Reduction writes every key's last state in one order for all keys,
+     * so the row taking a unique value can be written before the row giving it up (or two rows swap values through a
+     * third), which the source never held. Event by event, the target passes through the source's own states (its
+     * unique indexes held after every row change), so a unique secondary index refuses none of them once the target
+     * is the source at one log position (past the copy, one partition; merge.md). A refusal here is a state the
+     * source never had: it fails the task naming the table and the fix.
+     */
+    private int writeInLogOrder(Connection c, List<ChangeBatch.Event> events, SQLException reduced) throws SQLException {
+        for (ChangeBatch.Event ev : events) {
+            TablePlan plan = ev.plan();
+            RowChange change = ev.change();
+            try {
+                if (change.op() == RowChange.Op.DELETE) {
+                    dialect.delete(c, plan.def(), plan.target(), java.util.Collections.singletonList(change.key()), 1);
+                } else {
+                    try {
+                        dialect.upsert(c, plan.def(), plan.target(), java.util.Collections.singletonList(change.row()), 1);
+                    } catch (MissingRowsException e) {
+                        resolveFromSource(c, plan, e);
+                    }
+                }
+            } catch (SQLException e) {
+                if (!UniqueViolation.is(e)) {
+                    throw e;
+                }
+                SQLException failed = new SQLException(plan.target() + ": a change event violates a unique index of the target even in "
+                        + "log order (" + e.getMessage() + "); the target holds a state the source never had, as a unique secondary "
+                        + "index does while a copy runs or when the table streams through several partitions. Drop the target's "
+                        + "unique secondary indexes until the copy is done and stream the table through one partition "
+                        + "(docs/operations/limitations.md)", e.getSQLState(), e.getErrorCode(), e);
+                failed.addSuppressed(reduced);
+                throw failed;
+            }
+        }
+        return events.size();
     }
 
     /** Upserts with unchanged TOAST values the target lacks: written as the source's current rows (see {@link SourceRows}). */

@@ -3,144 +3,275 @@ package io.sluice.copier;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.SourceDialect;
-import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The copier in-process: copies the ranges of several tables with {@code parallelism} workers, each walking
- * one range at a time with a {@link Chunker}, asking the {@link Throttler} before every chunk and handing each
- * chunk's messages to the {@link Sink}. The Connect connector runs the same pieces, one range per task poll.
+ * The copier of one worker, free of any framework: it walks the ranges assigned to it one chunk per
+ * {@link #next()} step, holding the first chunk until the stream {@link Gate} opens and asking the
+ * {@link Throttler} before every chunk. A step is either one whole chunk's messages or a wait.
+ *
+ * <p>The Connect task ({@code CopierSourceTask}) turns each chunk step into one poll, which Connect commits as
+ * one Kafka transaction together with the range's offset; tests drive the same object directly. Keeping the
+ * loop here, not in the task, is what lets both run the same code.
+ *
+ * <p>Not thread-safe: one worker thread calls {@link #next()}; {@link #close()} may come from another. The
+ * read-ahead thread only ever holds the chunker of the range at the head of the queue while the caller waits.
  */
-public final class Copier {
+public final class Copier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Copier.class);
+    /** Longest single wait handed back, so a stop request or a throttle change is seen within a second. */
+    private static final Duration MAX_WAIT = Duration.ofSeconds(1);
 
-    /** Receives every chunk's messages; must make them (and the range's progress) durable before returning. Thread-safe. */
-    @FunctionalInterface
-    public interface Sink {
-        void accept(Chunk chunk, List<CopyRecord> records) throws Exception;
+    /** Where a range resumes: after the chunk {@code seq} that ended at {@code hi}; {@code done} skips the range. */
+    public record Progress(long seq, Object[] hi, boolean done) {
     }
 
-    /** Where a range resumes: after the chunk {@code seq} that ended at {@code hi}; null to start the range afresh. */
-    public record Progress(long seq, Object[] hi, boolean done) {
+    /** Whether the change stream is ready to cover every change a chunk's snapshot does not see. */
+    public interface Gate {
+        boolean ready() throws Exception;
+
+        /** What the gate waits for, for the log. */
+        String waitingFor();
+
+        Gate OPEN = new Gate() {
+            @Override
+            public boolean ready() {
+                return true;
+            }
+
+            @Override
+            public String waitingFor() {
+                return "nothing";
+            }
+        };
+    }
+
+    /** The outcome of one {@link #next()}: one chunk to send, or how long to wait before the next step. */
+    public sealed interface Step permits Copied, Wait {
+    }
+
+    /** One whole chunk of {@code range}, encoded: the caller makes them durable together with the range's progress. */
+    public record Copied(CopyRange range, Chunk chunk, List<CopyRecord> records) implements Step {
+    }
+
+    /** Nothing to send now; ask again after {@code duration} ({@code idle}: every assigned range is copied). */
+    public record Wait(Duration duration, boolean idle) implements Step {
+    }
+
+    /** A chunk of a range could not be read or encoded; the message names the range. */
+    public static final class CopyFailedException extends Exception {
+        CopyFailedException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private record Work(CopyRange range, Chunker chunker, ChunkEncoder encoder) {
     }
 
     private final CopierConfig config;
     private final SourceDialect dialect;
     private final ConnectionFactory source;
     private final int partitions;
-    private final Throttler throttler;
+    private final Gate gate;
     private final MeterRegistry registry;
-    private final Sink sink;
+    private final Throttler throttler;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final Deque<Work> queue = new ArrayDeque<>();
     private final Map<TableId, CopierMetrics> metrics = new ConcurrentHashMap<>();
+    private final boolean readAhead;
+    private ExecutorService reader;
+    private Future<Copied> ahead;
+    private boolean gateOpen;
+    private long nextGateLog;
+    private volatile boolean closed;
 
-    public Copier(CopierConfig config, SourceDialect dialect, ConnectionFactory source, int partitions, Throttler throttler,
-                  MeterRegistry registry, Sink sink) {
+    /**
+     * @param extra throttlers beyond the configured ones (applier lag, an operator's pause); the configured rate
+     *              limit and source load probes are built here from {@code config}
+     */
+    public Copier(CopierConfig config, SourceDialect dialect, ConnectionFactory source, int partitions, Throttler extra,
+                  Gate gate, MeterRegistry registry) {
         this.config = config;
         this.dialect = dialect;
         this.source = source;
         this.partitions = partitions;
-        this.throttler = config.throttleRowsPerSecond() > 0
-                ? Throttler.all(List.of(throttler, new RateLimit(config.throttleRowsPerSecond()))) : throttler;
+        this.gate = gate;
         this.registry = registry;
-        this.sink = sink;
+        this.throttler = configuredThrottlers(extra);
+        this.readAhead = config.readAhead();
     }
 
-    /** Describes the tables and splits the big ones; throws the dialect's PlanException before anything is copied. */
-    public List<CopyRange> plan(List<TableId> tables) throws SQLException {
-        List<CopyRange> out = new ArrayList<>();
-        try (Connection c = source.open()) {
-            List<TableDef> defs = new ArrayList<>();
-            for (TableId t : tables) {
-                defs.add(dialect.describe(c, t));
-            }
-            int ranges = config.splitRanges() > 0 ? config.splitRanges() : config.parallelism();
-            for (TableDef def : defs) {
-                out.addAll(RangePlanner.ranges(def, RangePlanner.splitPoints(dialect, c, def, config, ranges)));
-            }
+    private Throttler configuredThrottlers(Throttler extra) {
+        List<Throttler> all = new ArrayList<>();
+        all.add(extra);
+        if (config.throttleThreadsRunningMax() > 0) {
+            all.add(probe(SourceLoadProbe.threadsRunning(dialect.name(), source), config.throttleThreadsRunningMax()));
         }
-        return out;
+        if (config.throttleHistoryLengthMax() > 0) {
+            all.add(probe(SourceLoadProbe.historyListLength(dialect.name(), source), config.throttleHistoryLengthMax()));
+        }
+        if (config.throttleRowsPerSecond() > 0) {
+            all.add(new RateLimit(config.throttleRowsPerSecond()));
+        }
+        return all.size() == 1 ? extra : Throttler.all(all);
+    }
+
+    private Throttler probe(SourceLoadProbe probe, long limit) {
+        SourceLoadThrottler t = new SourceLoadThrottler(probe, limit, config.throttleCheckInterval(), config.throttleWait());
+        closeables.add(t);
+        return t;
+    }
+
+    /** Queues {@code range}, continuing after {@code resume} (null: from its first chunk); a done range is skipped. */
+    public void add(CopyRange range, Progress resume) {
+        if (resume != null && resume.done()) {
+            return;
+        }
+        Chunker chunker = new Chunker(dialect, source, range, config, metrics(range.table().id()));
+        if (resume != null) {
+            chunker.resumeAfter(resume.seq(), resume.hi());
+            log.info("Resuming {} after chunk {}", range, resume.seq());
+        } else {
+            log.info("Starting {} from its first chunk (no stored progress)", range);
+        }
+        queue.add(new Work(range, chunker, new ChunkEncoder(range.table(), partitions, config)));
+    }
+
+    /** True once every queued range has sent its last chunk. */
+    public boolean done() {
+        return queue.isEmpty();
     }
 
     public CopierMetrics metrics(TableId table) {
         return metrics.computeIfAbsent(table, t -> new CopierMetrics(registry, t.toString()));
     }
 
-    /** Copies the ranges (skipping those {@code progress} marks done); returns when all are done, or throws the first failure. */
-    public void run(List<CopyRange> ranges, Function<CopyRange, Progress> progress) throws Exception {
-        LinkedBlockingQueue<CopyRange> queue = new LinkedBlockingQueue<>(ranges);
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        int workers = Math.max(1, Math.min(config.parallelism(), ranges.size()));
-        ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
-            Thread t = new Thread(r, "sluice-copier");
-            t.setDaemon(true);
-            return t;
-        });
+    /**
+     * Reads and encodes the next chunk, or says how long to wait: while the gate is closed, while a throttler
+     * holds the copy (the wait is counted as throttled time), and once every range is copied. With
+     * {@code read.ahead}, the chunk after the one returned is read on a second thread while the caller sends
+     * this one, so the source and the target are not idle in turn; the throttler is still asked before every read.
+     */
+    public Step next() throws Exception {
+        if (ahead != null) {
+            Future<Copied> read = ahead;
+            ahead = null;
+            return finished(await(read));
+        }
+        Work work = queue.peek();
+        if (work == null || closed) {
+            return new Wait(MAX_WAIT, true);
+        }
+        if (!gateOpen && !gateOpen()) {
+            return new Wait(MAX_WAIT, false);
+        }
+        TableId table = work.range().table().id();
+        Duration delay = throttler.delay(table);
+        if (!delay.isZero() && !delay.isNegative()) {
+            Duration wait = delay.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : delay;
+            metrics(table).throttled(wait);
+            return new Wait(wait, false);
+        }
+        return finished(read(work));
+    }
+
+    /** Reads one chunk of {@code work}'s range; touches only that range's chunker and encoder (either thread). */
+    private Copied read(Work work) throws CopyFailedException {
         try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
-                futures.add(pool.submit(() -> {
-                    CopyRange range;
-                    while (failure.get() == null && (range = queue.poll()) != null) {
-                        try {
-                            copyRange(range, progress.apply(range), failure);
-                        } catch (Exception e) {
-                            failure.compareAndSet(null, e);
-                        }
-                    }
-                }));
-            }
-            for (Future<?> f : futures) {
-                f.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        if (failure.get() != null) {
-            throw failure.get();
+            Chunk chunk = work.chunker().next();
+            throttler.copied(work.range().table().id(), chunk.rows().size());
+            return new Copied(work.range(), chunk, work.encoder().encode(chunk));
+        } catch (Exception e) {
+            // The range names table and key bounds: the first thing an operator needs from a failed copy.
+            throw new CopyFailedException("copying " + work.range() + " failed: " + e.getMessage(), e);
         }
     }
 
-    private void copyRange(CopyRange range, Progress resume, AtomicReference<Exception> failure) throws Exception {
-        if (resume != null && resume.done()) {
-            return;
+    /** On the caller's thread: retires a finished range, then starts reading the next chunk ahead if allowed. */
+    private Copied finished(Copied copied) {
+        if (copied.chunk().lastInRange()) {
+            Work work = queue.poll();
+            work.chunker().close();
+            log.info("Range {} copied", work.range());
         }
-        CopierMetrics m = metrics(range.table().id());
-        ChunkEncoder encoder = new ChunkEncoder(range.table(), partitions, config);
-        try (Chunker chunker = new Chunker(dialect, source, range, config, m)) {
-            if (resume != null) {
-                chunker.resumeAfter(resume.seq(), resume.hi());
-            }
-            while (!chunker.done() && failure.get() == null) {
-                waitForThrottler(range.table().id(), m);
-                Chunk chunk = chunker.next();
-                throttler.copied(range.table().id(), chunk.rows().size());
-                sink.accept(chunk, encoder.encode(chunk));
-            }
+        Work next = queue.peek();
+        if (readAhead && next != null && !closed && throttler.delay(next.range().table().id()).isZero()) {
+            ahead = reader().submit(() -> read(next));
         }
-        log.debug("Range {} copied", range);
+        return copied;
     }
 
-    private void waitForThrottler(TableId table, CopierMetrics m) throws InterruptedException {
-        Duration d;
-        while (!(d = throttler.delay(table)).isZero() && !d.isNegative()) {
-            Thread.sleep(d.toMillis());
-            m.throttled(d);
+    private static Copied await(Future<Copied> read) throws Exception {
+        try {
+            return read.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    private ExecutorService reader() {
+        if (reader == null) {
+            reader = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "sluice-copier-read-ahead");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return reader;
+    }
+
+    private boolean gateOpen() {
+        try {
+            gateOpen = gate.ready();
+        } catch (Exception e) {
+            log.warn("Cannot check whether the stream is ready ({}): {}", gate.waitingFor(), e.getMessage());
+        }
+        if (!gateOpen && System.currentTimeMillis() >= nextGateLog) {
+            log.info("Copier waiting for {} before the first chunk", gate.waitingFor());
+            nextGateLog = System.currentTimeMillis() + 30_000;
+        }
+        return gateOpen;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (reader != null) {
+            // A chunk being read ahead must finish before its chunker closes under it; its rows are dropped
+            // (their range's offset was never committed, so a restart reads them again).
+            reader.shutdownNow();
+            try {
+                if (!reader.awaitTermination(30, TimeUnit.SECONDS)) {
+                    log.warn("A chunk read ahead did not stop within 30 s; closing its connection anyway");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (Work w : queue) {
+            w.chunker().close();
+        }
+        for (AutoCloseable c : closeables) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                log.debug("Closing {} failed", c, e);
+            }
         }
     }
 }

@@ -6,9 +6,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Asked before every chunk whether the copy may go on. Implementations: {@link ManualPause}, {@link RateLimit},
+ * Asked before every chunk whether the copy may go on. Implementations: {@link RateLimit},
  * {@link SourceLoadThrottler} (a source load probe against a limit), {@link LagThrottler} (applier lag fed by
- * the application), combined with {@link #all}. Must be thread-safe: range workers ask concurrently.
+ * the application), combined with {@link #all}. Each copier asks from its one worker thread; a throttler shared
+ * by several copiers must be thread-safe.
  */
 @FunctionalInterface
 public interface Throttler {

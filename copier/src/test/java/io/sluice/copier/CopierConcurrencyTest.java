@@ -113,7 +113,7 @@ class CopierConcurrencyTest {
         assertThat(((String) rows.get(1)[1])).hasSize(64 << 20).startsWith("0123456789abcdef").endsWith("0123456789abcdef");
         assertThat(rows.get(2)).containsExactly(3L, "after");
         assertThatThrownBy(() -> CopierTest.copy(src, id, CopierTest.config(1000, Map.of()), Throttler.none()))
-                .isInstanceOf(ChunkEncoder.RowTooLargeException.class)
+                .isInstanceOf(Copier.CopyFailedException.class).hasCauseInstanceOf(ChunkEncoder.RowTooLargeException.class)
                 .hasMessageContaining("huge_row").hasMessageContaining("key [2]").hasMessageContaining("message.max.bytes");
     }
 }

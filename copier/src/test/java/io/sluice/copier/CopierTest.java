@@ -46,17 +46,16 @@ class CopierTest {
 
     static CopyCheck.Result copy(Source src, TableId table, CopierConfig config, Throttler throttler) throws Exception {
         List<CopyCheck.Msg> messages = Collections.synchronizedList(new ArrayList<>());
-        Copier copier = new Copier(config, src.dialect, src.factory, PARTITIONS, throttler, new SimpleMeterRegistry(),
-                (chunk, records) -> {
+        CopyRun.Sink sink = (chunk, records) -> {
                     // One sink call per chunk: keep each chunk's messages together, as one Kafka transaction would.
                     synchronized (messages) {
                         for (CopyRecord r : records) {
                             messages.add(new CopyCheck.Msg(r.partition(), r.value()));
                         }
                     }
-                });
-        List<CopyRange> ranges = copier.plan(List.of(table));
-        copier.run(ranges, r -> null);
+                };
+        List<CopyRange> ranges = CopyRun.plan(config, src.dialect, src.factory, List.of(table));
+        CopyRun.run(config, src.dialect, src.factory, PARTITIONS, throttler, new SimpleMeterRegistry(), ranges, sink);
         TableDef def = ranges.get(0).table();
         try (AutoCloseableOrder order = new AutoCloseableOrder(src.dialect.keyOrder(def, src.factory))) {
             return CopyCheck.verify(def, PARTITIONS, perPartition(messages), order.order);
@@ -124,6 +123,23 @@ class CopierTest {
         }
     }
 
+    /**
+     * With read.ahead the next chunk is read while the current one is handed over: the chunks still tile each
+     * range in order, every row exactly once, across split ranges (several ranges queued on one copier).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
+    void readAheadKeepsChunksTiledAndInOrder(Engine engine) throws Exception {
+        Source src = source(engine);
+        TableId id = src.table("read_ahead");
+        src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY, v varchar(40))",
+                "INSERT INTO " + src.qualified(id) + " SELECT seq, 'value' FROM " + src.series(2000));
+        CopyCheck.Result result = copy(src, id, config(37, Map.of("read.ahead", true, "parallelism", 1,
+                "split.min.rows", 1, "split.ranges", 3)), Throttler.none());
+        assertThat(result.chunks()).isGreaterThan(50);
+        assertSameRows(src.rows(src.describe(id)), result.rows());
+    }
+
     @ParameterizedTest
     @EnumSource(value = Engine.class, names = {"POSTGRES", "MARIADB", "MYSQL"})
     void emptyTableIsOneEmptyChunk(Engine engine) throws Exception {
@@ -179,15 +195,12 @@ class CopierTest {
                 "CREATE TABLE " + src.qualified(src.table("null_uk")) + " (a int, b int, UNIQUE (a))",
                 "CREATE TABLE " + src.qualified(src.table("float_pk")) + " (f double precision PRIMARY KEY)",
                 "CREATE TABLE " + src.qualified(src.table("uk_ok")) + " (a int NOT NULL, b int, UNIQUE (a))");
-        Copier copier = new Copier(config(10, Map.of()), src.dialect, src.factory, 1, Throttler.none(), new SimpleMeterRegistry(),
-                (c, r) -> {
-                    throw new AssertionError("nothing may be copied");
-                });
-        assertThatThrownBy(() -> copier.plan(List.of(src.table("uk_ok"), src.table("no_key"))))
+        CopierConfig config = config(10, Map.of());
+        assertThatThrownBy(() -> CopyRun.plan(config, src.dialect, src.factory, List.of(src.table("uk_ok"), src.table("no_key"))))
                 .isInstanceOf(PlanException.class).hasMessageContaining("no_key").hasMessageContaining("no primary key");
-        assertThatThrownBy(() -> copier.plan(List.of(src.table("null_uk"))))
+        assertThatThrownBy(() -> CopyRun.plan(config, src.dialect, src.factory, List.of(src.table("null_uk"))))
                 .isInstanceOf(PlanException.class).hasMessageContaining("null_uk.a").hasMessageContaining("nullable");
-        assertThatThrownBy(() -> copier.plan(List.of(src.table("float_pk"))))
+        assertThatThrownBy(() -> CopyRun.plan(config, src.dialect, src.factory, List.of(src.table("float_pk"))))
                 .isInstanceOf(PlanException.class).hasMessageContaining("float_pk.f").hasMessageContaining("floating-point");
         assertThat(src.describe(src.table("uk_ok")).keyColumns()).extracting(c -> c.name()).containsExactly("a");
     }
@@ -200,19 +213,11 @@ class CopierTest {
         src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY)",
                 "INSERT INTO " + src.qualified(id) + " SELECT seq FROM " + src.series(100));
         AtomicInteger asked = new AtomicInteger();
-        ManualPause pause = new ManualPause(Duration.ofMillis(20));
-        pause.pause();
-        Throttler counting = t -> {
-            // Hold the first few questions back, then let the copy run.
-            if (asked.incrementAndGet() == 5) {
-                pause.resume();
-            }
-            return pause.delay(t);
-        };
+        // Hold the first four questions back for 20 ms each, then let the copy run.
+        Throttler counting = t -> asked.incrementAndGet() < 5 ? Duration.ofMillis(20) : Duration.ZERO;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Copier copier = new Copier(config(10, Map.of("parallelism", 1)), src.dialect, src.factory, PARTITIONS, counting, registry,
-                (c, r) -> { });
-        copier.run(copier.plan(List.of(id)), r -> null);
+        Copier copier = CopyRun.copy(config(10, Map.of("parallelism", 1)), src.dialect, src.factory, PARTITIONS, counting, registry,
+                List.of(id), (c, r) -> { });
         CopierMetrics m = copier.metrics(id);
         assertThat(m.chunksRead()).isEqualTo(11);   // 10 full chunks and the empty one that finds the end
         assertThat(asked.get()).isEqualTo(4 + 11);
@@ -258,9 +263,8 @@ class CopierTest {
     }
 
     private static void copyOnce(Source src, TableId id, MeterRegistry registry, int rows) throws Exception {
-        Copier copier = new Copier(config(rows, Map.of("parallelism", 1)), src.dialect, src.factory, PARTITIONS, Throttler.none(),
-                registry, (c, r) -> { });
-        copier.run(copier.plan(List.of(id)), r -> null);
+        CopyRun.copy(config(rows, Map.of("parallelism", 1)), src.dialect, src.factory, PARTITIONS, Throttler.none(),
+                registry, List.of(id), (c, r) -> { });
     }
 
     /** throttle.rows.per.second from the config paces the copy: 100 rows in chunks of 10 at 200 rows/s take 0.45 s or more. */
@@ -271,10 +275,9 @@ class CopierTest {
         TableId id = src.table("rate_limited");
         src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY)",
                 "INSERT INTO " + src.qualified(id) + " SELECT generate_series(1, 100)");
-        Copier copier = new Copier(config(10, Map.of("parallelism", 1, "throttle.rows.per.second", 200)), src.dialect, src.factory,
-                PARTITIONS, Throttler.none(), new SimpleMeterRegistry(), (c, r) -> { });
         long started = System.nanoTime();
-        copier.run(copier.plan(List.of(id)), r -> null);
+        Copier copier = CopyRun.copy(config(10, Map.of("parallelism", 1, "throttle.rows.per.second", 200)), src.dialect, src.factory,
+                PARTITIONS, Throttler.none(), new SimpleMeterRegistry(), List.of(id), (c, r) -> { });
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         // A lower bound only: nine waits of 50 ms after the first chunk (a busy machine can only make it slower).
         assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(450));

@@ -152,17 +152,17 @@ class MySqlSnapshotCopierTest {
         Source src = source(engine);
         TableDef def = table(src, "whole", 3000);
         List<CopyCheck.Msg> messages = Collections.synchronizedList(new ArrayList<>());
-        Copier copier = new Copier(CopierTest.config(97, Map.of("split.min.rows", 1, "split.ranges", 3)), dialect, src.factory,
-                CopierTest.PARTITIONS, Throttler.none(), new SimpleMeterRegistry(), (chunk, records) -> {
+        CopierConfig config = CopierTest.config(97, Map.of("split.min.rows", 1, "split.ranges", 3));
+        CopyRun.Sink sink = (chunk, records) -> {
                     synchronized (messages) {
                         for (CopyRecord r : records) {
                             messages.add(new CopyCheck.Msg(r.partition(), r.value()));
                         }
                     }
-                });
-        List<CopyRange> ranges = copier.plan(List.of(def.id()));
+                };
+        List<CopyRange> ranges = CopyRun.plan(config, dialect, src.factory, List.of(def.id()));
         assertThat(ranges).hasSize(3);
-        copier.run(ranges, r -> null);
+        CopyRun.run(config, dialect, src.factory, CopierTest.PARTITIONS, Throttler.none(), new SimpleMeterRegistry(), ranges, sink);
         try (CopierTest.AutoCloseableOrder order = new CopierTest.AutoCloseableOrder(dialect.keyOrder(def, src.factory))) {
             CopyCheck.Result result = CopyCheck.verify(def, CopierTest.PARTITIONS, CopierTest.perPartition(messages), order.order());
             assertThat(result.chunks()).isGreaterThan(30);

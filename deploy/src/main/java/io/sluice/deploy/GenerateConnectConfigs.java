@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import io.sluice.app.config.ConfigLoader;
 import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.config.SluiceConfig;
-import io.sluice.app.config.ValidatedPlan;
 import io.sluice.app.pipeline.ConnectorConfigs;
+import io.sluice.app.pipeline.PipelineSpec;
 import io.sluice.spi.config.ConfigException;
 
 import java.io.IOException;
@@ -27,7 +27,7 @@ import java.util.stream.Stream;
 
 /**
  * Generates the connector configs of the deploy files from their Sluice config files, through the code the CLI
- * runs ({@link ConfigLoader}, then {@link ConnectorConfigs#withoutKeyColumns}), so the files cannot drift from what
+ * runs ({@link ConfigLoader}, then {@link ConnectorConfigs#offlineSpec}), so the files cannot drift from what
  * {@code sluice replicate} posts:
  * <ul>
  *   <li>for every {@code deploy/connect/<pair>/sluice.yaml}: one {@code <connector>.json} per connector (the body
@@ -146,10 +146,11 @@ public final class GenerateConnectConfigs {
             throw new ConfigException(List.of(yaml + ": kafka.bootstrap-servers: a Connect cluster's configs need its Kafka "
                     + "cluster (the copier's admin client and the schema history use it)"));
         }
-        ValidatedPlan plan = OfflinePlan.of(config);
-        ConnectorConfigs raw = ConnectorConfigs.withoutKeyColumns(plan, config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP));
+        PipelineSpec spec = ConnectorConfigs.offlineSpec(config, OfflineTables.of(config),
+                config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_BOOTSTRAP));
+        ConnectorConfigs raw = ConnectorConfigs.of(spec);
         return new Generated(new ConnectorConfigs(restore(raw.debezium(), refs), withMetrics(restore(raw.copier(), refs)),
-                withMetrics(restore(raw.applier(), refs))), TopicSpec.of(plan));
+                withMetrics(restore(raw.applier(), refs))), TopicSpec.of(config, spec.topics()));
     }
 
     /** Sluice's meters from every worker on {@link #METRICS_PORT}, beside the JMX exporter's Connect metrics. */

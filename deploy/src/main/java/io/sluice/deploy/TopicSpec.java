@@ -2,8 +2,6 @@ package io.sluice.deploy;
 
 import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.config.SluiceConfig;
-import io.sluice.app.config.ValidatedPlan;
-import io.sluice.app.pipeline.ConnectorConfigs;
 
 import java.util.List;
 
@@ -16,12 +14,11 @@ import java.util.List;
  */
 record TopicSpec(String name, int partitions, Integer replicationFactor, long retentionMs) {
 
-    static List<TopicSpec> of(ValidatedPlan plan) {
-        SluiceConfig cfg = plan.config();
+    static List<TopicSpec> of(SluiceConfig cfg, List<String> topics) {
         int partitions = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_PARTITIONS);
         Integer replication = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_REPLICATION);
         long retention = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_RETENTION).toMillis();
-        return ConnectorConfigs.topics(plan).stream().map(t -> new TopicSpec(t, partitions, replication, retention)).toList();
+        return topics.stream().map(t -> new TopicSpec(t, partitions, replication, retention)).toList();
     }
 
     /**

@@ -84,6 +84,9 @@ public final class ConfigLoader {
                 problems.addAll(e.problems());
             }
         }
+        if (problems.isEmpty()) {
+            checkAcrossSections(values, problems);   // e.g. the copier's chunk.rows.min <= chunk.rows.max, before anything starts
+        }
         if (!problems.isEmpty()) {
             throw new ConfigException(problems.stream().map(SecretMasker::mask).toList());
         }

@@ -280,7 +280,7 @@ public final class ConfigValidator {
         }
     }
 
-    static Connection openJdbc(String url, String user, String password, Duration timeout) throws SQLException {
+    public static Connection openJdbc(String url, String user, String password, Duration timeout) throws SQLException {
         Properties props = new Properties();
         if (user != null) {
             props.setProperty("user", user);

@@ -1,6 +1,8 @@
 package io.sluice.app.config;
 
+import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
+import io.sluice.spi.codec.KeyEquality;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -8,8 +10,8 @@ import io.sluice.spi.model.ValueKind;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
@@ -81,27 +83,8 @@ public final class TargetPreflight {
      * run), not someone else's.
      */
     public static boolean copyStarted(SluiceConfig config, Connection target, PlannedTable t) throws SQLException {
-        String schema = config.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA);
-        boolean mysqlFamily = !target.getMetaData().getURL().startsWith("jdbc:postgresql:");
-        String table = mysqlFamily ? "`" + schema + "`.`sluice_applier_state`" : "\"" + schema + "\".\"sluice_applier_state\"";
-        if (!stateTableExists(target, schema, mysqlFamily)) {
-            return false;
-        }
-        try (PreparedStatement ps = target.prepareStatement("SELECT 1 FROM " + table + " WHERE pipeline = ? AND source_table = ?")) {
-            ps.setString(1, config.pipelineName());
-            ps.setString(2, t.source().id().toString());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
-    }
-
-    private static boolean stateTableExists(Connection target, String schema, boolean mysqlFamily) throws SQLException {
-        DatabaseMetaData meta = target.getMetaData();
-        try (ResultSet rs = mysqlFamily ? meta.getTables(schema, null, "sluice_applier_state", null)
-                : meta.getTables(null, schema, "sluice_applier_state", null)) {
-            return rs.next();
-        }
+        return ApplierProgress.of(target.getMetaData().getURL(), config.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA),
+                config.pipelineName()).started(target, t.source().id());
     }
 
     /** Rows in the table: the catalog's estimate, or a count bounded at a million when the catalog has none yet. */
@@ -140,6 +123,7 @@ public final class TargetPreflight {
                         + "source have no value for it; give it a default or allow NULL");
             }
         }
+        out.addAll(keyCollations(target, t, where));
         List<String> key = primaryKey(target, t.target());
         List<String> expected = mapped.keyColumns().stream().map(Column::name).toList();
         if (!key.isEmpty() && !Set.copyOf(key).equals(Set.copyOf(expected))) {
@@ -148,6 +132,56 @@ public final class TargetPreflight {
             out.add(where + "has no primary key; the applier writes by the source's key " + expected + ": add it as the primary key");
         }
         return out;
+    }
+
+    /**
+     * Key columns the target compares more coarsely than the source (MariaDB/MySQL {@code _ci}/{@code _ai} or PAD SPACE
+     * collations against a PostgreSQL key, which tells 'a', 'A' and 'a ' apart): two source keys would be one target
+     * key, so one row would overwrite the other, or a copy fail on a duplicate key. Refused before anything exists.
+     */
+    static List<String> keyCollations(Connection target, PlannedTable t, String where) throws SQLException {
+        List<String> out = new ArrayList<>();
+        if (target.getMetaData().getURL().startsWith("jdbc:postgresql:")) {
+            return out;   // deterministic collations compare bytes; nondeterministic ones are refused with the plan
+        }
+        Map<String, String> collations = new LinkedHashMap<>();
+        try (PreparedStatement ps = target.prepareStatement("SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS "
+                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLLATION_NAME IS NOT NULL")) {
+            ps.setString(1, t.target().schema());
+            ps.setString(2, t.target().table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    collations.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        for (Column k : t.mapped().keyColumns()) {
+            String coll = collations.get(k.name());
+            if (k.kind() != ValueKind.STRING || coll == null) {
+                continue;
+            }
+            KeyEquality source = KeyEquality.of(k);
+            KeyEquality targetRule = KeyEquality.of(new Column(k.name(), ValueKind.STRING, "varchar", k.nullable(), k.precision(), k.scale(), coll));
+            if (coarseness(targetRule) > coarseness(source)) {
+                String charset = coll.contains("_") ? coll.substring(0, coll.indexOf('_')) : coll;
+                out.add(where + "key column " + k.name() + " has collation " + coll + ", which treats keys as equal that the source's "
+                        + k.name() + " (" + k.nativeType() + (k.collation() == null || k.collation().equals("default") ? "" : " COLLATE " + k.collation())
+                        + (source == KeyEquality.EXACT ? ", equal only byte for byte" : ", equal up to trailing spaces") + ") keeps apart (" + (targetRule == KeyEquality.PAD_SPACE ? "'a' and 'a '" : "'a' and 'A'") + "): two source rows "
+                        + "would be one target row. Give the column a binary collation without padding, e.g. ALTER TABLE "
+                        + t.target() + " MODIFY " + k.name() + " … COLLATE " + charset + "_nopad_bin (MariaDB; MySQL: "
+                        + charset + "_0900_bin), or let Sluice create the table");
+            }
+        }
+        return out;
+    }
+
+    /** How many byte strings one key can be under a rule: more under PAD SPACE than exact, more still under a linguistic collation. */
+    private static int coarseness(KeyEquality e) {
+        return switch (e) {
+            case EXACT -> 0;
+            case PAD_SPACE -> 1;
+            case COLLATED -> 2;
+        };
     }
 
     /** Whether a target column of this JDBC type holds every value of the kind; unknown types are given the benefit. */

@@ -72,6 +72,31 @@ public final class SluiceMetrics implements AutoCloseable {
         history = new RunHistory(source, Metrics.globalRegistry);
     }
 
+    /**
+     * Exports how much WAL the PostgreSQL source keeps for {@code slot} ({@code sluice_source_slot_retained_bytes}),
+     * read on its own connection when scraped. The caller decides that the source is PostgreSQL.
+     */
+    public SluiceMetrics watchSlot(String slot, String url, String user, String password) {
+        new SlotGauge(slot, url, user, password).register(registry);
+        return this;
+    }
+
+    /**
+     * The metrics of a pipeline run ({@code sluice replicate}): {@link #SluiceMetrics(String, ProgressSource)}, and
+     * for a PostgreSQL source its slot's retained WAL.
+     */
+    public static SluiceMetrics ofPipeline(io.sluice.app.config.ValidatedPlan plan, ProgressSource source) {
+        var cfg = plan.config();
+        SluiceMetrics m = new SluiceMetrics(cfg.pipelineName(), source);
+        String url = cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_URL);
+        if (url.startsWith("jdbc:postgresql:")) {
+            m.watchSlot(io.sluice.postgres.PostgresStream.slotName(cfg.pipelineName()), url,
+                    cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_USER),
+                    cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_PASSWORD));
+        }
+        return m;
+    }
+
     /** The last minutes of the run, for the status page's charts and the report's copy times. */
     public RunHistory history() {
         return history;

@@ -5,8 +5,9 @@ import ch.qos.logback.core.pattern.CompositeConverter;
 
 /**
  * Logback conversion word {@code %masked(...)}: masks registered secrets in whatever the inner pattern
- * produces. For user-supplied logback configurations (file appenders and the like); end such a pattern
- * with {@code %nopex} and put {@code %ex} inside the parentheses, or logback appends an unmasked stack trace.
+ * produces. For user-supplied logback configurations (file appenders and the like): start such a pattern
+ * with {@code %nopex} and put {@code %ex} inside the parentheses, or logback appends an unmasked stack trace
+ * ({@code %nopex} right after the closing parenthesis is read as literal text).
  */
 public final class MaskingConverter extends CompositeConverter<ILoggingEvent> {
     @Override

@@ -23,6 +23,15 @@ public final class RootCause {
         return message == null || message.isBlank() ? root.getClass().getSimpleName() : root.getClass().getSimpleName() + ": " + firstLine(message);
     }
 
+    /**
+     * A Connect status trace summed up for the console (its innermost cause: the database's error, not Connect's
+     * wrapper); the whole trace goes to the log file.
+     */
+    public static String ofConnectTrace(String trace) {
+        org.slf4j.LoggerFactory.getLogger(ConsoleFilter.TRACE_LOGGER).error("Connect reports:\n{}", trace);
+        return ofTrace(trace);
+    }
+
     /** The innermost "Caused by:" of a printed stack trace (what Connect reports for a failed task), as one line. */
     public static String ofTrace(String trace) {
         if (trace == null || trace.isBlank()) {

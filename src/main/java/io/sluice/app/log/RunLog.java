@@ -59,7 +59,9 @@ public final class RunLog {
         encoder.setContext(context);
         // Masked like the console (the file is as likely to be pasted into an issue), also under a user's own config.
         registerMaskedWord(context);
-        encoder.setPattern("%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{40} - %masked(%msg%n%ex)%nopex");
+        // %nopex first: logback reads a %nopex right after a composite's closing parenthesis as literal text, which
+        // put "%nopex" at the start of every line of the file.
+        encoder.setPattern("%nopex%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{40} - %masked(%msg%n%ex)");
         encoder.start();
         FileAppender<ILoggingEvent> appender = new FileAppender<>();
         appender.setContext(context);

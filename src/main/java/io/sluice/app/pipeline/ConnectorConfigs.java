@@ -9,6 +9,8 @@ import io.sluice.applier.connect.ApplierSinkConnector;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.CopierConnectorConfig;
 import io.sluice.copier.connect.CopierSourceConnector;
+import io.sluice.spi.config.Settings;
+import io.sluice.spi.dialect.Dialects;
 import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.copier.connect.TableList;
 import io.sluice.spi.config.ConfigException;
@@ -23,9 +25,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The three Kafka Connect connectors of a pipeline, derived from a validated plan: the Debezium source
- * (the dialect's config), the copier source and the applier sink. The embedded runtime posts exactly these;
- * {@code replicate --print-connector-configs} prints them for a Connect cluster.
+ * The three Kafka Connect connectors of a pipeline (the Debezium source, the copier source, the applier sink), the
+ * one place their configs are written, from a {@link PipelineSpec}. Every runner goes through here, so what is
+ * measured, rendered and run is one pipeline:
+ * <ul>
+ *   <li>{@code sluice replicate} ({@link Pipeline}, {@code --print-connector-configs}): the spec is the validated
+ *       plan with the YAML's {@code copier}, {@code applier} and {@code kafka} sections ({@link #spec(ValidatedPlan, String)});</li>
+ *   <li>{@code sluice alter} ({@code alter.StreamPipeline}): one table into its shadow inside one database, with
+ *       Debezium's {@code poll.interval.ms=50} and the applier's {@code commit.interval=100ms} (the catch-up at cut-over
+ *       waits for the last events under the table lock, so batches must not wait to fill), then the copier and
+ *       applier settings and {@code kafka.partitions} the YAML writes;</li>
+ *   <li>{@code sluice bench} ({@code bench.SluicePipeline}): the CLI's defaults, with a phase's sweep values as
+ *       copier or applier overrides;</li>
+ *   <li>the deploy files ({@code io.sluice.deploy.GenerateConnectConfigs}): rendered offline, without reading the
+ *       source, so Debezium keys on the primary key ({@link #offlineSpec}).</li>
+ * </ul>
  *
  * @param debezium name and config of the Debezium connector
  * @param copier   name and config of the copier connector
@@ -40,7 +54,6 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         }
     }
 
-    static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
     static final String HISTORY_BOOTSTRAP = "schema.history.internal.kafka.bootstrap.servers";
     static final String HISTORY_TOPIC = "schema.history.internal.kafka.topic";
 
@@ -52,94 +65,129 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
      * @param bootstrapServers the Kafka cluster the connectors' own clients use (copier admin, MariaDB schema history)
      */
     public static ConnectorConfigs of(ValidatedPlan plan, String bootstrapServers) {
-        return of(plan, bootstrapServers, true);
+        return of(spec(plan, bootstrapServers));
+    }
+
+    /** {@code replicate}'s spec: the plan's tables as read from the source, its mapping, the YAML's sections. */
+    public static PipelineSpec spec(ValidatedPlan plan, String bootstrapServers) {
+        SluiceConfig cfg = plan.config();
+        PipelineSpec.Builder b = fromConfig(cfg, plan.tables().stream().map(t -> t.source().id()).toList(), bootstrapServers)
+                .shapes(plan.tables().stream().map(PlannedTable::source).toList(), true);
+        putMappings(cfg, plan.tables().stream().map(t -> new Mapped(t.source().id(), t.mapping(), t.target())).toList(), b);
+        return b.build();
     }
 
     /**
-     * For a plan made without the source (deploy files): its tables' keys are stand-ins, so the Debezium config names
-     * no key columns and Debezium keys on the primary key. Tables without one need {@link #of(ValidatedPlan, String)}
-     * on a validated plan ({@code sluice replicate --print-connector-configs}).
+     * The deploy files' spec, made without the source (the machine rendering them may not reach it): the config's
+     * tables named literally, no table shapes, so Debezium keys on the primary key. Tables without one need
+     * {@code sluice replicate --print-connector-configs} against the source.
      */
-    public static ConnectorConfigs withoutKeyColumns(ValidatedPlan plan, String bootstrapServers) {
-        return of(plan, bootstrapServers, false);
+    public static PipelineSpec offlineSpec(SluiceConfig cfg, List<TableId> tables, String bootstrapServers) {
+        PipelineSpec.Builder b = fromConfig(cfg, tables, bootstrapServers);
+        String targetSchema = nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA));
+        putMappings(cfg, tables.stream().map(id -> new Mapped(id, cfg.tables().mapping(id),
+                cfg.tables().mapping(id).targetOf(id, targetSchema))).toList(), b);
+        return b.build();
     }
 
-    private static ConnectorConfigs of(ValidatedPlan plan, String bootstrapServers, boolean keysKnown) {
-        SluiceConfig cfg = plan.config();
-        String pipeline = cfg.pipelineName();
-        int partitions = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_PARTITIONS);
-        Integer replication = cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_REPLICATION);
-        List<TableId> tables = plan.tables().stream().map(t -> t.source().id()).toList();
-        String sourceUrl = cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL);
-        String sourceUser = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER));
-        String sourcePassword = nonNull(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD));
+    private static PipelineSpec.Builder fromConfig(SluiceConfig cfg, List<TableId> tables, String bootstrapServers) {
+        PipelineSpec.Builder b = PipelineSpec.builder(cfg.pipelineName(),
+                new PipelineSpec.Endpoint(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL),
+                        cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD)),
+                new PipelineSpec.Endpoint(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_URL),
+                        cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_USER), cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_PASSWORD)),
+                bootstrapServers)
+                .targetSchema(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA))
+                .tables(tables)
+                .heartbeat(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT))
+                .createTables(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES));
+        // The YAML's kafka (partitions, replication), copier (its parallelism is the copier's tasks) and applier sections.
+        Settings.Values kafka = cfg.values(ConfigSchema.KAFKA);
+        Settings.Values copier = cfg.values(ConfigSchema.COPIER);
+        return b.partitions(kafka.get(ConfigSchema.KAFKA_PARTITIONS))
+                .replication(kafka.get(ConfigSchema.KAFKA_REPLICATION))
+                .copierTasks(copier.get(CopierConfig.PARALLELISM))
+                .copier(copier.toProperties())
+                // how the copy reads zero dates is the source section's choice, which the preflight checked
+                .copier(Map.of(CopierConnectorConfig.ZERO_DATES.key(), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES)))
+                .applier(cfg.values(ConfigSchema.APPLIER).toProperties());
+    }
 
-        Map<TableId, List<String>> keys = new LinkedHashMap<>();
-        if (keysKnown) {
-            plan.tables().forEach(t -> keys.put(t.source().id(), t.source().keyColumns().stream().map(io.sluice.spi.model.Column::name).toList()));
-        }
-        StreamSpec spec = new StreamSpec(pipeline, sourceUrl, sourceUser, sourcePassword, tables,
-                cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_HEARTBEAT), partitions, keys);
-        Map<String, String> dbz = new LinkedHashMap<>(plan.sourceDialect().debeziumConfig(spec));
+    /** A source table, its {@code tables.mapping} entry and the target table that makes. */
+    private record Mapped(TableId source, io.sluice.app.config.TableMapping mapping, TableId target) {
+    }
+
+    /** The three connector configs of a pipeline. */
+    public static ConnectorConfigs of(PipelineSpec spec) {
+        return new ConnectorConfigs(new Named(spec.debeziumName(), debezium(spec)), new Named(spec.copierName(), copier(spec)),
+                new Named(spec.applierName(), applier(spec)));
+    }
+
+    private static Map<String, String> debezium(PipelineSpec spec) {
+        StreamSpec stream = new StreamSpec(spec.name(), spec.source().url(), spec.source().user(), spec.source().password(),
+                spec.tables(), spec.heartbeat(), spec.partitions(), spec.keys());
+        Map<String, String> dbz = new LinkedHashMap<>(Dialects.source(spec.source().url()).debeziumConfig(stream));
         // Keys equal under a collation go to one partition, as the copier puts them (KeyEquality).
         Map<String, TableDef> byTopic = new LinkedHashMap<>();
-        plan.tables().forEach(t -> byTopic.put(spec.changeTopic(t.source().id()), t.source()));
+        spec.shapes().forEach((id, def) -> byTopic.put(stream.changeTopic(id), def));
         PartitionByKey.addKeyEquality(dbz, byTopic);
         if (dbz.containsKey(HISTORY_TOPIC) && dbz.get(HISTORY_BOOTSTRAP) == null) {
-            dbz.put(HISTORY_BOOTSTRAP, bootstrapServers);
+            dbz.put(HISTORY_BOOTSTRAP, spec.bootstrapServers());
         }
-        if (replication != null) {
-            dbz.put("topic.creation.default.replication.factor", String.valueOf(replication));
+        if (spec.replication() != null) {
+            dbz.put("topic.creation.default.replication.factor", String.valueOf(spec.replication()));
         }
         // A row the copier may carry (copier.message.max.bytes) must pass the change stream too.
-        long record = recordLimit(cfg);
+        long record = spec.recordLimit();
         dbz.putAll(KafkaLimits.producerOverrides(record));
         // Where Connect creates the change topics (a Connect cluster without the CLI), they get the same limit.
         KafkaLimits.topicConfigs(record).forEach((k, v) -> dbz.put("topic.creation.default." + k, v));
+        dbz.putAll(spec.debezium());
+        return dbz;
+    }
 
+    private static Map<String, String> copier(PipelineSpec spec) {
         Map<String, String> copier = new LinkedHashMap<>();
-        copier.put("connector.class", CopierSourceConnector.class.getName());
-        copier.put("tasks.max", String.valueOf(cfg.get(ConfigSchema.COPIER, CopierConfig.PARALLELISM)));
-        copier.put("key.converter", BYTE_ARRAY_CONVERTER);
-        copier.put("value.converter", BYTE_ARRAY_CONVERTER);
-        // A chunk is one Kafka transaction (docs/design/merge.md); the worker needs exactly.once.source.support=enabled.
-        copier.put("exactly.once.support", "required");
-        copier.put("transaction.boundary", "poll");
-        copier.put(CopierConnectorConfig.PIPELINE.key(), pipeline);
-        copier.put(CopierConnectorConfig.TABLES.key(), TableList.format(tables));
-        copier.put(CopierConnectorConfig.PARTITIONS.key(), String.valueOf(partitions));
-        copier.put(CopierConnectorConfig.JDBC_URL.key(), sourceUrl);
-        copier.put(CopierConnectorConfig.USER.key(), sourceUser);
-        copier.put(CopierConnectorConfig.PASSWORD.key(), sourcePassword);
-        copier.put(CopierConnectorConfig.ZERO_DATES.key(), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES));
-        copier.put(CopierConnectorConfig.BOOTSTRAP.key(), bootstrapServers);
-        copier.put(CopierConnectorConfig.REPLICATION.key(), String.valueOf(replication == null ? -1 : replication));
+        copier.put(CopierConnectorConfig.PIPELINE.key(), spec.name());
+        copier.put(CopierConnectorConfig.TABLES.key(), TableList.format(spec.tables()));
+        copier.put(CopierConnectorConfig.PARTITIONS.key(), String.valueOf(spec.partitions()));
+        copier.put(CopierConnectorConfig.JDBC_URL.key(), spec.source().url());
+        copier.put(CopierConnectorConfig.USER.key(), spec.source().user());
+        copier.put(CopierConnectorConfig.PASSWORD.key(), spec.source().password());
+        copier.put(CopierConnectorConfig.BOOTSTRAP.key(), spec.bootstrapServers());
+        copier.put(CopierConnectorConfig.REPLICATION.key(), String.valueOf(spec.replication() == null ? -1 : spec.replication()));
         // Connect's consumer group of a sink connector is connect-<name>: the copier may hold while it lags.
-        copier.put(CopierConnectorConfig.APPLIER_GROUP.key(), "connect-" + pipeline + "-applier");
-        copier.putAll(cfg.values(ConfigSchema.COPIER).toProperties());
-        copier.putAll(KafkaLimits.producerOverrides(record));
-        CopierConnectorConfig.parse(copier); // the copier's own rules, before anything is posted
+        copier.put(CopierConnectorConfig.APPLIER_GROUP.key(), "connect-" + spec.applierName());
+        copier.putAll(spec.copier());
+        copier.putAll(KafkaLimits.producerOverrides(spec.recordLimit()));
+        return CopierSourceConnector.connectorConfig(copier, spec.copierTasks());
+    }
 
+    private static Map<String, String> applier(PipelineSpec spec) {
         Map<String, String> applier = new LinkedHashMap<>();
-        applier.put(ApplierSettings.PIPELINE.key(), pipeline);
-        applier.put(ApplierSettings.TABLES.key(), String.join(",", tables.stream().map(TableId::toString).toList()));
-        applier.put(ApplierSettings.SOURCE_URL.key(), sourceUrl);
-        applier.put(ApplierSettings.SOURCE_USER.key(), sourceUser);
-        applier.put(ApplierSettings.SOURCE_PASSWORD.key(), sourcePassword);
-        applier.put(ApplierSettings.TARGET_URL.key(), cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_URL));
-        applier.put(ApplierSettings.TARGET_USER.key(), nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_USER)));
-        applier.put(ApplierSettings.TARGET_PASSWORD.key(), nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_PASSWORD)));
-        applier.put(ApplierSettings.TARGET_SCHEMA.key(), nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA)));
-        applier.put(ApplierSettings.PARTITIONS.key(), String.valueOf(partitions));
-        applier.put(ApplierSettings.CREATE_TABLES.key(), String.valueOf(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES)));
-        applier.putAll(cfg.values(ConfigSchema.APPLIER).toProperties());
-        applier.put(ApplierSettings.KAFKA_BOOTSTRAP.key(), bootstrapServers);   // its check for records lost to retention
-        putMappings(plan, applier);
+        applier.put(ApplierSettings.PIPELINE.key(), spec.name());
+        applier.put(ApplierSettings.TABLES.key(), String.join(",", spec.tables().stream().map(TableId::toString).toList()));
+        applier.put(ApplierSettings.SOURCE_URL.key(), spec.source().url());
+        applier.put(ApplierSettings.SOURCE_USER.key(), spec.source().user());
+        applier.put(ApplierSettings.SOURCE_PASSWORD.key(), spec.source().password());
+        applier.put(ApplierSettings.TARGET_URL.key(), spec.target().url());
+        applier.put(ApplierSettings.TARGET_USER.key(), spec.target().user());
+        applier.put(ApplierSettings.TARGET_PASSWORD.key(), spec.target().password());
+        applier.put(ApplierSettings.TARGET_SCHEMA.key(), spec.targetSchema());
+        applier.put(ApplierSettings.PARTITIONS.key(), String.valueOf(spec.partitions()));
+        if (spec.createTables() != null) {
+            applier.put(ApplierSettings.CREATE_TABLES.key(), String.valueOf(spec.createTables()));
+        }
+        applier.putAll(spec.applier());
+        applier.put(ApplierSettings.KAFKA_BOOTSTRAP.key(), spec.bootstrapServers());   // its check for records lost to retention
+        if (!spec.targetTables().isEmpty()) {
+            applier.put(ApplierSettings.TARGET_TABLES.key(), String.join(",", spec.targetTables()));
+        }
+        if (!spec.targetColumns().isEmpty()) {
+            applier.put(ApplierSettings.TARGET_COLUMNS.key(), String.join(",", spec.targetColumns()));
+        }
         // One task per partition pair is the applier's most parallel layout (merge.md: a task owns partition p of both topics).
-        Map<String, String> sink = ApplierSinkConnector.connectorConfig(applier, partitions);
-
-        return new ConnectorConfigs(new Named(pipeline + "-debezium", dbz), new Named(pipeline + "-copier", copier),
-                new Named(pipeline + "-applier", sink));
+        return ApplierSinkConnector.connectorConfig(applier, spec.partitions());
     }
 
     /**
@@ -147,13 +195,11 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
      * writes every table into one schema (target.schema, else the source's), so a mapping into another schema is
      * refused here, naming the table.
      */
-    private static void putMappings(ValidatedPlan plan, Map<String, String> applier) {
-        String targetSchema = nonNull(plan.config().get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA));
-        List<String> tables = new java.util.ArrayList<>();
-        List<String> columns = new java.util.ArrayList<>();
+    private static void putMappings(SluiceConfig cfg, List<Mapped> tables, PipelineSpec.Builder b) {
+        String targetSchema = nonNull(cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_SCHEMA));
         List<String> problems = new java.util.ArrayList<>();
-        for (PlannedTable t : plan.tables()) {
-            TableId src = t.source().id();
+        for (Mapped t : tables) {
+            TableId src = t.source();
             io.sluice.app.config.TableMapping m = t.mapping();
             if (m == null || m.equals(io.sluice.app.config.TableMapping.NONE)) {
                 continue;
@@ -165,28 +211,22 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
                 continue;
             }
             if (!t.target().table().equals(src.table())) {
-                tables.add(src + "=" + t.target().table());
+                b.targetTable(src, t.target().table());
             }
-            m.columns().forEach((from, to) -> columns.add(src + "." + from + "=" + to));
-            m.skipColumns().forEach(c -> columns.add(src + "." + c + "="));
+            m.columns().forEach((from, to) -> b.targetColumn(src, from, to));
+            m.skipColumns().forEach(c -> b.targetColumn(src, c, ""));
         }
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        if (!tables.isEmpty()) {
-            applier.put(ApplierSettings.TARGET_TABLES.key(), String.join(",", tables));
-        }
-        if (!columns.isEmpty()) {
-            applier.put(ApplierSettings.TARGET_COLUMNS.key(), String.join(",", columns));
-        }
     }
 
-    /** Every topic the pipeline uses for its tables (change and copy), which the runtime creates up front. */
     /** The largest Kafka record the pipeline's topics and producers accept, from copier.message.max.bytes. */
     public static long recordLimit(SluiceConfig cfg) {
         return KafkaLimits.pipelineRecord(cfg.get(ConfigSchema.COPIER, CopierConfig.MESSAGE_MAX_BYTES));
     }
 
+    /** Every topic the pipeline uses for its tables (change and copy), which the runtime creates up front. */
     public static List<String> topics(ValidatedPlan plan) {
         String pipeline = plan.config().pipelineName();
         return plan.tables().stream().map(PlannedTable::source).flatMap(t -> List.of(

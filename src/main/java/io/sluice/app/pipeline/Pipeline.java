@@ -1,115 +1,112 @@
 package io.sluice.app.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.config.PlannedTable;
+import io.sluice.app.config.TargetPreflight;
 import io.sluice.app.config.ValidatedPlan;
 import io.sluice.app.http.Control;
+import io.sluice.app.log.RootCause;
 import io.sluice.app.progress.Phase;
+import io.sluice.app.progress.PhaseTracker;
 import io.sluice.app.progress.PipelineStatus;
 import io.sluice.app.progress.ProgressSource;
 import io.sluice.app.progress.RateMeter;
-import io.sluice.app.progress.RuntimeSettings;
 import io.sluice.app.progress.TableProgress;
-import io.sluice.app.progress.ThrottleState;
-import io.sluice.applier.ApplierSettings;
-import io.sluice.copier.CopierConfig;
+import io.sluice.applier.ApplierProgress;
 import io.sluice.copier.connect.KafkaLimits;
+import io.sluice.copier.connect.TopicSetup;
+import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * A replication run, as a list of phases: (validated plan) → create topics → start the applier and the
- * Debezium connector → start the copier (which waits until the stream is live) → copy → continuous
- * streaming. Everything durable lives in Kafka and the target (connector configs and offsets, applier
- * state), so stopping is just stopping the runtime, and starting again with the same state resumes.
+ * A replication run, as a list of phases ({@link #run}): (validated plan) → create the runtime and topics → start
+ * the applier and the Debezium connector → start the copier (which waits until the stream is live) → copy until
+ * every table's rows are in the target → stream continuously until stopped. Everything durable lives in Kafka and
+ * the target (connector configs and offsets, applier state), so stopping is just stopping the runtime, and starting
+ * again with the same state resumes. Copy progress is the applier's, read from the target ({@link CopyProgress});
+ * control calls go through {@link #control()}.
  */
-public final class Pipeline implements ProgressSource, Control, AutoCloseable {
+public final class Pipeline implements ProgressSource, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration POLL = Duration.ofSeconds(1);
 
     private final ValidatedPlan plan;
     private final Function<ValidatedPlan, PipelineRuntime> runtimes;
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final Map<TableId, Long> estimates = new LinkedHashMap<>();
     private final Map<TableId, RateMeter> rates = new HashMap<>();
-    private final Map<TableId, Boolean> copied = new java.util.concurrent.ConcurrentHashMap<>();
-    private volatile Map<TableId, Long> rowsCopied = Map.of();
-    private volatile Phase phase = Phase.STARTING;
-    private volatile Instant since = Instant.now();
+    private final PhaseTracker<Phase> phases;
+    private final PipelineControl control;
+    private final CopyProgress progress;
+    private volatile Map<TableId, ApplierProgress.TableCopy> copied = Map.of();
     private volatile String error;
     private volatile Duration lag;
-    private volatile boolean paused;
-    private volatile long rateLimit;
-    private volatile RuntimeSettings settings;
     private volatile PipelineRuntime runtime;
     private volatile ConnectorConfigs connectors;
-    private CopierOffsets offsets;
 
     public Pipeline(ValidatedPlan plan, Function<ValidatedPlan, PipelineRuntime> runtimes) {
         this.plan = plan;
         this.runtimes = runtimes;
-        // Micrometer's global registry records nothing without a child registry; this one makes the copier's and
-        // applier's meters readable here whether or not /metrics (a Prometheus child) is on.
+        // Micrometer's global registry records nothing without a child registry; this one makes the applier's lag
+        // gauge readable here whether or not /metrics (a Prometheus child) is on.
         Metrics.globalRegistry.add(meters);
         for (PlannedTable t : plan.tables()) {
             estimates.put(t.source().id(), t.estimatedRows());
             rates.put(t.source().id(), new RateMeter(10));
         }
-        settings = new RuntimeSettings(plan.config().get(ConfigSchema.COPIER, CopierConfig.CHUNK_ROWS_INITIAL),
-                plan.config().get(ConfigSchema.APPLIER, ApplierSettings.ROWS_PER_WRITE));
+        phases = new PhaseTracker<>(log, "pipeline " + plan.config().pipelineName(), Phase.STARTING);
+        control = new PipelineControl(plan);
+        progress = new CopyProgress(plan, estimates.keySet());
     }
 
-    /** Starts everything; returns once all three connectors run. Throws on failure (phase FAILED). */
+    /**
+     * {@code replicate}'s main flow after validation and planning (the {@link ValidatedPlan}): every phase in order,
+     * until {@code stopRequested}. Throws when a phase fails (phase FAILED, the reason in {@link #status()}).
+     */
+    public void run(BooleanSupplier stopRequested) throws InterruptedException {
+        start();                                                                  // creating .. waiting for stream
+        monitorUntil(stopRequested, () -> phases.phase() == Phase.STREAMING);     // copying, until all rows are in the target
+        monitorUntil(stopRequested, () -> false);                                 // streaming, until stopped
+    }
+
+    /** The phases that start a run: runtime and topics, then the stream, then the copy. Returns once all three connectors run. */
     public void start() {
         try {
-            phase(Phase.CREATING);
-            io.sluice.app.config.TargetPreflight.emptyForFreshCopy(plan);
+            phases.enter(Phase.CREATING, "runtime and topics");
+            TargetPreflight.emptyForFreshCopy(plan);
             runtime = runtimes.apply(plan);
             connectors = ConnectorConfigs.of(plan, runtime.bootstrapServers());
-            rateLimit = Long.parseLong(connectors.copier().config().getOrDefault(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), "0"));
             createTopics();
             ConnectClient connect = runtime.connect();
-            phase(Phase.STARTING_STREAM);
+            phases.enter(Phase.STARTING_STREAM, "applier and Debezium connectors");
             // The applier first: it holds change events until their chunk arrives, so its start order is free,
             // and it creates the target tables before any copy row can arrive.
             connect.putConfig(connectors.applier().name(), connectors.applier().config());
             connect.putConfig(connectors.debezium().name(), connectors.debezium().config());
             awaitRunning(connectors.debezium().name());
             awaitRunning(connectors.applier().name());
-            phase(Phase.WAITING_FOR_STREAM);
+            phases.enter(Phase.WAITING_FOR_STREAM, "the copier starts once the change stream is live");
             connect.putConfig(connectors.copier().name(), connectors.copier().config());
             awaitRunning(connectors.copier().name());
-            if (runtime.offsetsTopic() != null) {
-                offsets = new CopierOffsets(runtime.bootstrapServers(), runtime.offsetsTopic(), connectors.copier().name());
-            } else {
-                // TODO: a Connect cluster's offsets topic is not known here; until it is configurable, tables on a
-                //  cluster show as copying until the run ends.
-                log.warn("Copy completion is not tracked on a Connect cluster yet; tables show as copying");
-            }
+            control.attach(connect, connectors);
             log.info("Pipeline {} running: connectors {}", plan.config().pipelineName(),
                     connectors.all().stream().map(ConnectorConfigs.Named::name).toList());
         } catch (RuntimeException e) {
@@ -118,54 +115,56 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         }
     }
 
+    private void monitorUntil(BooleanSupplier stopRequested, BooleanSupplier done) throws InterruptedException {
+        while (!stopRequested.getAsBoolean() && !done.getAsBoolean()) {
+            if (!refresh()) {
+                throw new IllegalStateException(status().error());
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+    }
+
     /**
-     * One monitoring step: connector health, copy progress, lag; moves the phase on. Returns false once the
-     * pipeline has failed (the reason is in {@link #status()}).
+     * One monitoring step: connector health, copy progress (from the target), lag; moves the phase on to copying
+     * once rows are in the target and to streaming once every table's copy is complete there. Returns false once
+     * the pipeline has failed (the reason is in {@link #status()}).
      */
     public boolean refresh() {
+        Phase phase = phases.phase();
         if (phase == Phase.FAILED || runtime == null || connectors == null) {
             return phase != Phase.FAILED;
         }
         ConnectClient connect = runtime.connect();
         for (ConnectorConfigs.Named c : connectors.all()) {
-            Optional<String> failure = connect.status(c.name()).flatMap(ConnectClient::failure);
+            Optional<String> failure = connect.status(c.name()).flatMap(s -> ConnectClient.failure(s, RootCause::ofConnectTrace));
             if (failure.isPresent()) {
                 fail(c.name() + ": " + failure.get());
                 return false;
             }
         }
-        if (offsets != null) {
-            copied.putAll(offsets.copied(estimates.keySet()));
+        readProgress();
+        if (phase == Phase.WAITING_FOR_STREAM && copied.values().stream().anyMatch(c -> c.rowsCopied() > 0 || c.complete())) {
+            phases.enter(Phase.COPYING, "rows arrive in the target");
         }
-        if (runtime.inProcessWorker()) {
-            readMeters();
-        }
-        boolean anyRows = rowsCopied.values().stream().anyMatch(n -> n > 0) || copied.containsValue(true);
-        if (phase == Phase.WAITING_FOR_STREAM && anyRows) {
-            phase(Phase.COPYING);
-        }
+        phase = phases.phase();
         if ((phase == Phase.COPYING || phase == Phase.WAITING_FOR_STREAM)
-                && estimates.keySet().stream().allMatch(t -> copied.getOrDefault(t, false))) {
-            phase(Phase.STREAMING);
-            log.info("Copy complete; streaming changes continuously");
+                && estimates.keySet().stream().allMatch(t -> copied.getOrDefault(t, ApplierProgress.TableCopy.NONE).complete())) {
+            phases.enter(Phase.STREAMING, "every table is copied; streaming changes continuously");
         }
         return true;
     }
 
-    /** Rows copied and stream lag from the copier's and applier's meters (only where they run in this JVM). */
-    private void readMeters() {
-        Map<TableId, Long> rows = new LinkedHashMap<>();
-        long now = System.nanoTime();
-        for (TableId t : estimates.keySet()) {
-            double n = meters.find("sluice.copier.rows").tag("table", t.toString()).counters()
-                    .stream().mapToDouble(Counter::count).sum();
-            rows.put(t, (long) n);
-            rates.get(t).update((long) n, now);
+    /** Rows in the target and copy completion per table (the applier's state); stream lag where the applier runs in this JVM. */
+    private void readProgress() {
+        Map<TableId, ApplierProgress.TableCopy> now = progress.read();
+        long t = System.nanoTime();
+        now.forEach((table, c) -> rates.get(table).update(c.rowsCopied(), t));
+        copied = now;
+        if (runtime.inProcessWorker()) {
+            double lagSeconds = meters.find("sluice.applier.lag.seconds").tag("pipeline", plan.config().pipelineName())
+                    .gauges().stream().mapToDouble(Gauge::value).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
+            lag = Double.isNaN(lagSeconds) ? null : Duration.ofMillis((long) (lagSeconds * 1000));
         }
-        rowsCopied = rows;
-        double lagSeconds = meters.find("sluice.applier.lag.seconds").tag("pipeline", plan.config().pipelineName())
-                .gauges().stream().mapToDouble(Gauge::value).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
-        lag = Double.isNaN(lagSeconds) ? null : Duration.ofMillis((long) (lagSeconds * 1000));
     }
 
     private void createTopics() {
@@ -174,77 +173,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         long retention = plan.config().get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_RETENTION).toMillis();
         Map<String, String> configs = new HashMap<>(KafkaLimits.topicConfigs(ConnectorConfigs.recordLimit(plan.config())));
         configs.put("retention.ms", String.valueOf(retention));
-        List<NewTopic> topics = new ArrayList<>();
-        for (String name : ConnectorConfigs.topics(plan)) {
-            topics.add(new NewTopic(name, Optional.of(partitions), Optional.ofNullable(replication).map(Integer::shortValue))
-                    .configs(configs));
-        }
-        try {
-            Set<String> existing = runtime.admin().listTopics().names().get();
-            List<NewTopic> missing = topics.stream().filter(t -> !existing.contains(t.name())).toList();
-            if (!missing.isEmpty()) {
-                runtime.admin().createTopics(missing).all().get();
-                log.info("Created topics {}", missing.stream().map(NewTopic::name).toList());
-            }
-            raiseKafkaLimits(existing.stream().filter(n -> topics.stream().anyMatch(t -> t.name().equals(n))).toList(),
-                    configs.get("max.message.bytes"));
-            for (var d : describeWhenVisible(topics.stream().map(NewTopic::name).toList())) {
-                if (d.partitions().size() != partitions) {
-                    throw new IllegalStateException("topic " + d.name() + " has " + d.partitions().size() + " partitions, but "
-                            + "kafka.partitions is " + partitions + ": change and copy topics must have equal counts; "
-                            + "set kafka.partitions back, or delete the pipeline's topics and state to start over");
-                }
-            }
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create the pipeline's topics: " + e.getCause().getMessage(), e.getCause());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating topics", e);
-        }
-    }
-
-    /**
-     * Raises max.message.bytes of the pipeline's existing topics where it is below what copier.message.max.bytes
-     * needs (the setting was raised after the topics were created); never lowers it.
-     */
-    private void raiseKafkaLimits(List<String> names, String needed) throws ExecutionException, InterruptedException {
-        if (needed == null || names.isEmpty()) {
-            return;
-        }
-        List<ConfigResource> resources = names.stream().map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n)).toList();
-        Map<ConfigResource, Collection<AlterConfigOp>> raise = new HashMap<>();
-        runtime.admin().describeConfigs(resources).all().get().forEach((r, config) -> {
-            ConfigEntry e = config.get("max.message.bytes");
-            if (e == null || e.value() == null || Long.parseLong(e.value()) < Long.parseLong(needed)) {
-                raise.put(r, List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", needed), AlterConfigOp.OpType.SET)));
-            }
-        });
-        if (!raise.isEmpty()) {
-            runtime.admin().incrementalAlterConfigs(raise).all().get();
-            log.info("Raised max.message.bytes to {} on {}", needed, raise.keySet().stream().map(ConfigResource::name).toList());
-        }
-    }
-
-    /**
-     * The topics' descriptions. Topics just created may not be in the broker's metadata yet (KRaft propagates
-     * them asynchronously: describe answers UnknownTopicOrPartition for a moment), so that is retried briefly.
-     */
-    private java.util.Collection<org.apache.kafka.clients.admin.TopicDescription> describeWhenVisible(List<String> names)
-            throws ExecutionException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            try {
-                return runtime.admin().describeTopics(names).allTopicNames().get().values();
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
-                        || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(200);
-            }
-        }
+        TopicSetup.ensureAll(runtime.admin(), ConnectorConfigs.topics(plan), partitions, replication, configs, "kafka.partitions");
     }
 
     private void awaitRunning(String name) {
@@ -252,7 +181,7 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         while (true) {
             Optional<JsonNode> status = runtime.connect().status(name);
             if (status.isPresent()) {
-                Optional<String> failure = ConnectClient.failure(status.get());
+                Optional<String> failure = ConnectClient.failure(status.get(), RootCause::ofConnectTrace);
                 if (failure.isPresent()) {
                     throw new IllegalStateException(name + ": " + failure.get());
                 }
@@ -272,101 +201,37 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         }
     }
 
-    private void phase(Phase p) {
-        if (phase != p) {
-            log.info("Phase: {}", p.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
-            phase = p;
-            since = Instant.now();
-        }
+    /** The control calls while the connectors run; null before they all run and after the run ends. */
+    public Control control() {
+        Phase p = phases.phase();
+        return control.attached() && (p == Phase.WAITING_FOR_STREAM || p == Phase.COPYING || p == Phase.STREAMING) ? control : null;
     }
 
-    /** Whether control calls can act now (the connectors exist and the run has not ended). */
-    public boolean controllable() {
-        return connectors != null && (phase == Phase.WAITING_FOR_STREAM || phase == Phase.COPYING || phase == Phase.STREAMING);
+    /** Calls {@code listener} with each phase entered from now on (displays; tests that act at an exact point). */
+    public void onPhase(Consumer<PhaseTracker.Entered<Phase>> listener) {
+        phases.onEnter(listener);
     }
 
     private void fail(String why) {
         error = why;
-        phase(Phase.FAILED);
+        phases.enter(Phase.FAILED, why);
         log.error("Pipeline failed: {}", why);
     }
 
     @Override
     public PipelineStatus status() {
         List<TableProgress> tables = new ArrayList<>();
-        Map<TableId, Long> rows = rowsCopied;
+        Map<TableId, ApplierProgress.TableCopy> now = copied;
+        Phase phase = phases.phase();
         for (Map.Entry<TableId, Long> e : estimates.entrySet()) {
             TableId t = e.getKey();
-            boolean done = copied.getOrDefault(t, false);
-            long n = rows.getOrDefault(t, 0L);
-            TableProgress.State state = done ? TableProgress.State.COPIED
-                    : phase == Phase.COPYING || n > 0 ? TableProgress.State.COPYING : TableProgress.State.PENDING;
-            tables.add(new TableProgress(t.toString(), state, n, e.getValue(), done ? 0 : rates.get(t).rate()));
+            ApplierProgress.TableCopy c = now.getOrDefault(t, ApplierProgress.TableCopy.NONE);
+            TableProgress.State state = c.complete() ? TableProgress.State.COPIED
+                    : phase == Phase.COPYING || c.rowsCopied() > 0 ? TableProgress.State.COPYING : TableProgress.State.PENDING;
+            tables.add(new TableProgress(t.toString(), state, c.rowsCopied(), e.getValue(), c.complete() ? 0 : rates.get(t).rate()));
         }
-        ThrottleState throttle = paused ? new ThrottleState(true, rateLimit, "paused by POST /control/pause")
-                : rateLimit > 0 ? new ThrottleState(false, rateLimit, "copy limited to " + rateLimit + " rows/s") : ThrottleState.NONE;
-        return new PipelineStatus(plan.config().pipelineName(), phase, since, tables, lag, throttle, settings, error);
-    }
-
-    // ---- control ----------------------------------------------------------------------------------
-
-    @Override
-    public void pause() {
-        requireRunning().pause(connectors.copier().name());
-        paused = true;
-    }
-
-    @Override
-    public void resume() {
-        requireRunning().resume(connectors.copier().name());
-        paused = false;
-    }
-
-    /**
-     * Sets the copy's rate limit (0 lifts it) in the copier connector's config; Connect restarts its tasks, which
-     * resume after their last committed chunk and pace from there.
-     */
-    @Override
-    public synchronized void throttle(long rowsPerSecond) {
-        ConnectClient connect = requireRunning();
-        Map<String, String> c = new LinkedHashMap<>(connectors.copier().config());
-        c.put(CopierConfig.THROTTLE_ROWS_PER_SECOND.key(), String.valueOf(rowsPerSecond));
-        connect.putConfig(connectors.copier().name(), c);
-        connectors = new ConnectorConfigs(connectors.debezium(), new ConnectorConfigs.Named(connectors.copier().name(), c), connectors.applier());
-        rateLimit = rowsPerSecond;
-    }
-
-    /**
-     * Changes the connectors' configs; Connect restarts their tasks, which resume from their committed offsets
-     * (copier) and state table (applier). A new chunk size is pinned: initial = min = max, no adaptation.
-     */
-    @Override
-    public synchronized RuntimeSettings changeSettings(Integer chunkRows, Integer rowsPerWrite) {
-        ConnectClient connect = requireRunning();
-        if (chunkRows != null) {
-            Map<String, String> c = new LinkedHashMap<>(connectors.copier().config());
-            c.put(CopierConfig.CHUNK_ROWS_INITIAL.key(), chunkRows.toString());
-            c.put(CopierConfig.CHUNK_ROWS_MIN.key(), chunkRows.toString());
-            c.put(CopierConfig.CHUNK_ROWS_MAX.key(), chunkRows.toString());
-            connect.putConfig(connectors.copier().name(), c);
-            connectors = new ConnectorConfigs(connectors.debezium(), new ConnectorConfigs.Named(connectors.copier().name(), c), connectors.applier());
-        }
-        if (rowsPerWrite != null) {
-            Map<String, String> c = new LinkedHashMap<>(connectors.applier().config());
-            c.put(ApplierSettings.ROWS_PER_WRITE.key(), rowsPerWrite.toString());
-            connect.putConfig(connectors.applier().name(), c);
-            connectors = new ConnectorConfigs(connectors.debezium(), connectors.copier(), new ConnectorConfigs.Named(connectors.applier().name(), c));
-        }
-        settings = new RuntimeSettings(chunkRows == null ? settings.chunkRows() : chunkRows,
-                rowsPerWrite == null ? settings.rowsPerWrite() : rowsPerWrite);
-        return settings;
-    }
-
-    private ConnectClient requireRunning() {
-        if (runtime == null || connectors == null || phase == Phase.FAILED || phase == Phase.STOPPING || phase == Phase.STOPPED) {
-            throw new IllegalStateException("the pipeline is not running (phase " + phase.name().toLowerCase(java.util.Locale.ROOT) + ")");
-        }
-        return runtime.connect();
+        return new PipelineStatus(plan.config().pipelineName(), phase, phases.since(), tables, lag, control.throttleState(),
+                control.settings(), error);
     }
 
     /** Stops the runtime; connectors, offsets and applier state stay, so the next start resumes. */
@@ -377,20 +242,15 @@ public final class Pipeline implements ProgressSource, Control, AutoCloseable {
         // everything has stopped in order, then restored for the caller.
         boolean interrupted = Thread.interrupted();
         try {
-            boolean failed = phase == Phase.FAILED;
-            phase(Phase.STOPPING);
-            if (offsets != null) {
-                try {
-                    offsets.close();
-                } catch (RuntimeException e) {
-                    log.warn("Closing the copy-progress reader failed: {}", e.toString());
-                }
-            }
+            boolean failed = phases.phase() == Phase.FAILED;
+            phases.enter(Phase.STOPPING);
+            control.detach();
+            progress.close();
             PipelineRuntime r = runtime;
             if (r != null) {
                 r.close();
             }
-            phase(failed ? Phase.FAILED : Phase.STOPPED);
+            phases.enter(failed ? Phase.FAILED : Phase.STOPPED);
             Metrics.globalRegistry.remove(meters);
             meters.close();
         } finally {

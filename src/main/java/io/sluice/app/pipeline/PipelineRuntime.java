@@ -2,6 +2,7 @@ package io.sluice.app.pipeline;
 
 import io.sluice.app.config.ConfigSchema;
 import io.sluice.app.config.SluiceConfig;
+import io.sluice.runtime.ConnectClient;
 import io.sluice.runtime.EmbeddedConnect;
 import io.sluice.runtime.EmbeddedKafka;
 import org.apache.kafka.clients.admin.Admin;
@@ -87,7 +88,7 @@ public final class PipelineRuntime implements AutoCloseable {
                         .config("status.storage.replication.factor", "-1");
             }
             connect = worker.start();
-            return new PipelineRuntime(kafka, connect, servers, new ConnectClient(connect.restUrl()), admin, true, group).locked(lock);
+            return new PipelineRuntime(kafka, connect, servers, connect.client(), admin, true, group).locked(lock);
         } catch (RuntimeException e) {
             closeQuietly(connect);
             closeQuietly(admin);

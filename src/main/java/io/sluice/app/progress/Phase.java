@@ -1,10 +1,11 @@
 package io.sluice.app.progress;
 
-/** Where a run is, in the order a replication goes through them (docs/cli.md, "status"). */
+/**
+ * Where a replication is, in the order it goes through them (docs/cli.md, "status"; {@code Pipeline.run}). Validation
+ * and planning come before: a run exists only for a valid plan.
+ */
 public enum Phase {
     STARTING,
-    VALIDATING,
-    PLANNING,
     CREATING,
     STARTING_STREAM,
     WAITING_FOR_STREAM,

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -17,11 +18,27 @@ public final class ProgressDisplay implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger("io.sluice.progress");
 
     private final ProgressSource source;
+    /** Draws instead of {@link #source} when a run's view is not a pipeline's (alter); else null. */
+    private final Screen screen;
     private final boolean terminal;
     private final ScheduledExecutorService timer;
 
+    /**
+     * A run's own view: the lines to draw for a terminal {@code width} columns wide, or the plain lines to log
+     * ({@code terminal} false). Called on the display's thread; must be thread-safe and never block for long.
+     */
+    @FunctionalInterface
+    public interface Screen {
+        List<String> lines(int width, boolean terminal);
+    }
+
     private ProgressDisplay(ProgressSource source, boolean terminal, Duration interval) {
+        this(source, null, terminal, interval);
+    }
+
+    private ProgressDisplay(ProgressSource source, Screen screen, boolean terminal, Duration interval) {
         this.source = source;
+        this.screen = screen;
         this.terminal = terminal;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-progress");
@@ -37,6 +54,17 @@ public final class ProgressDisplay implements AutoCloseable {
         return new ProgressDisplay(source, tty, tty ? Duration.ofMillis(500) : logInterval);
     }
 
+    /** Like {@link #start(ProgressSource, Duration)}, for a view that draws its own lines. */
+    public static ProgressDisplay start(Screen screen, Duration logInterval) {
+        boolean tty = isInteractiveTerminal();
+        return new ProgressDisplay(null, screen, tty, tty ? Duration.ofMillis(500) : logInterval);
+    }
+
+    /** Whether this display redraws in place (an interactive terminal) rather than logging lines. */
+    public boolean onTerminal() {
+        return terminal;
+    }
+
     /** A console and a terminal that understands cursor movement. */
     public static boolean isInteractiveTerminal() {
         String term = System.getenv("TERM");
@@ -45,6 +73,15 @@ public final class ProgressDisplay implements AutoCloseable {
 
     private void refresh() {
         try {
+            if (screen != null) {
+                List<String> lines = screen.lines(terminalWidth(), terminal);
+                if (terminal) {
+                    LiveRegion.get().update(lines);
+                } else {
+                    lines.forEach(l -> log.info("{}", l));
+                }
+                return;
+            }
             PipelineStatus s = source.status();
             if (terminal) {
                 LiveRegion.get().update(ProgressFormat.lines(s, terminalWidth()));

@@ -243,30 +243,30 @@ final class QuickstartPipelines implements ProgressSource, Control, AutoCloseabl
 
     @Override
     public void pause() {
-        sources.forEach(s -> s.pipeline.pause());
+        sources.forEach(s -> s.pipeline.control().pause());
     }
 
     @Override
     public void resume() {
-        sources.forEach(s -> s.pipeline.resume());
+        sources.forEach(s -> s.pipeline.control().resume());
     }
 
     @Override
     public void throttle(long rowsPerSecond) {
-        sources.forEach(s -> s.pipeline.throttle(rowsPerSecond));
+        sources.forEach(s -> s.pipeline.control().throttle(rowsPerSecond));
     }
 
     @Override
     public RuntimeSettings changeSettings(Integer chunkRows, Integer rowsPerWrite) {
         RuntimeSettings now = null;
         for (Source s : sources) {
-            now = s.pipeline.changeSettings(chunkRows, rowsPerWrite);
+            now = s.pipeline.control().changeSettings(chunkRows, rowsPerWrite);
         }
         return now;
     }
 
     boolean controllable() {
-        return sources.stream().allMatch(s -> s.pipeline.controllable());
+        return sources.stream().allMatch(s -> s.pipeline.control() != null);
     }
 
     /** Stops both (their Connect workers); the broker and the servers are the caller's. */

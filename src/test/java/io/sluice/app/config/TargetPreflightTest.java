@@ -76,6 +76,49 @@ class TargetPreflightTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("existing-rows");
     }
 
+    /**
+     * A PostgreSQL key (compared by bytes) into an existing MariaDB table whose key column is case-insensitive
+     * ({@code utf8mb4_general_ci}) or PAD SPACE ({@code utf8mb4_bin}): 'alice'/'Alice' (or 'a'/'a ') would be one
+     * target row. Refused naming table, column, both collations and the fix; a binary no-pad key passes.
+     */
+    @Test
+    void aCaseInsensitiveTargetKeyForACaseSensitiveSourceKeyIsRefused() throws Exception {
+        PostgresServer pg = TestServers.postgres();
+        io.sluice.testkit.MariaDbServer maria = TestServers.mariadb();
+        String src = pg.createDatabase("prefci");
+        String dst = maria.createDatabase("prefcit");
+        try (Connection c = pg.connect(src)) {
+            Sql.exec(c, "CREATE TABLE users (username text PRIMARY KEY, v int)", "INSERT INTO users VALUES ('alice', 1), ('Alice', 2)",
+                    "CREATE TABLE tags (tag varchar(20) PRIMARY KEY, v int)", "CREATE TABLE ok (code varchar(20) PRIMARY KEY, v int)");
+        }
+        try (Connection c = maria.connect(dst)) {
+            Sql.exec(c, "CREATE TABLE users (username varchar(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci PRIMARY KEY, v int)",
+                    "CREATE TABLE tags (tag varchar(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY, v int)",
+                    "CREATE TABLE ok (code varchar(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin PRIMARY KEY, v int)");
+        }
+        String name = TestServers.uniqueName("prefci").toLowerCase().replaceAll("[^a-z0-9_]", "_");
+        String yaml = """
+                pipeline: {name: %s}
+                source: {url: "%s", user: %s, password: "%s"}
+                target: {url: "%s", user: %s, password: "%s", schema: %s}
+                tables: {include: [public.users, public.tags, public.ok]}
+                """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), maria.jdbcUrl(dst), maria.user(), maria.password(), dst);
+        ConfigValidator validator = new ConfigValidator(ConfigValidator::openJdbc, ConfigValidator::listTables, ServiceChecks.none()).forRun();
+        List<String> p = problems(validator, ConfigLoader.parse(yaml, null));
+        assertThat(p).anySatisfy(s -> assertThat(s).startsWith("target table " + dst + ".users (for public.users): key column username has "
+                + "collation utf8mb4_general_ci").contains("the source's username (text, equal only byte for byte)").contains("'a' and 'A'")
+                .contains("COLLATE utf8mb4_nopad_bin"));
+        assertThat(p).anySatisfy(s -> assertThat(s).startsWith("target table " + dst + ".tags (for public.tags): key column tag has "
+                + "collation utf8mb4_bin").contains("'a' and 'a '"));
+        assertThat(p).noneMatch(s -> s.contains(".ok "));
+        assertThat(p).hasSize(2);
+        try (Connection s = pg.connect(src); Connection t = maria.connect(dst)) {
+            assertThat(Sql.queryLong(s, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_" + name + "'")).isZero();
+            assertThat(Sql.queryLong(s, "SELECT count(*) FROM pg_publication")).isZero();
+            assertThat(Sql.queryLong(t, "SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'sluice'")).isZero();
+        }
+    }
+
     private static List<String> problems(ConfigValidator v, SluiceConfig config) {
         try {
             v.validate(config);

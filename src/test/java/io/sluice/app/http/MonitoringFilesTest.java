@@ -63,7 +63,7 @@ public class MonitoringFilesTest {
     void theAlertsOfMonitoringMdAreThereAndTheStackLoadsBothFiles() throws Exception {
         String alerts = Files.readString(root().resolve("deploy/prometheus/alerts.yml"));
         assertThat(alerts).contains("kafka_connect_task_status{status=\"failed\"}", "sluice_applier_lag_seconds",
-                "pg_replication_slot_slot_confirmed_flush_lsn", "sluice_applier_held_partitions", "sluice_copy_paused",
+                "sluice_source_slot_retained_bytes", "sluice_applier_held_partitions", "sluice_copy_paused",
                 "sluice_copy_rows_per_second_limit");
         JsonNode dashboard = new ObjectMapper().readTree(root().resolve("deploy/grafana/sluice.json").toFile());
         List<String> uids = new ArrayList<>();

@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StatusPageTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
 
     private final AtomicLong copied = new AtomicLong(120_000);
     private volatile double rate = 40_000;
@@ -95,7 +95,7 @@ class StatusPageTest {
     }
 
     /** The page after its script ran, as headless chromium serialises it; with a screenshot when {@code shot} is given. */
-    private static String dom(String url, Path shot) throws Exception {
+    static String dom(String url, Path shot) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-dev-shm-usage", "--user-data-dir=" + Files.createTempDirectory("chromium"), "--virtual-time-budget=4000",
                 "--window-size=1280,760"));
@@ -110,17 +110,17 @@ class StatusPageTest {
         return out;
     }
 
-    private static String rowsCopiedCell(String dom, String table) {
+    static String rowsCopiedCell(String dom, String table) {
         Matcher m = Pattern.compile("<tr data-table=\"" + Pattern.quote(table) + "\">.*?<td class=\"rows-copied\">(\\d+)</td>").matcher(dom);
         assertThat(m.find()).as("a row for " + table + " in\n" + dom).isTrue();
         return m.group(1);
     }
 
-    private static List<String> polylines(String dom) {
+    static List<String> polylines(String dom) {
         return Pattern.compile("<polyline points=\"([-0-9., ]*)\"/?>").matcher(dom).results().map(r -> r.group(1)).toList();
     }
 
-    private static String get(String url) throws Exception {
+    static String get(String url) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 }

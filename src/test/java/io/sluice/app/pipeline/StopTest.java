@@ -55,7 +55,7 @@ class StopTest {
         List<String> failures = new ArrayList<>();
         // Stops while the broker and worker start (class initialisation, startup waits) and while the run copies and
         // streams (the monitoring loop, inside a Kafka poll or between them).
-        String[] after = {"Phase: creating", "running: connectors", "Phase: creating", "running: connectors", "running: connectors"};
+        String[] after = {": creating (", "running: connectors", ": creating (", "running: connectors", "running: connectors"};
         long[] delaysMs = {0, 300, 2500, 1700, 4100};
         for (int i = 0; i < delaysMs.length; i++) {
             Path log = config.resolveSibling("run-" + i + ".log");

@@ -97,6 +97,8 @@ class QuickstartTerminalTest {
         assertThat(java.util.regex.Pattern.compile("INFO +progress - .*stream lag").matcher(text).results().count())
                 .as(text).isGreaterThanOrEqualTo(2);
         assertThat(text).contains("The full log is in", "Quickstart passed");
+        // It ends with the run report of each pipeline (rows copied, changes applied by operation, verify outcome).
+        assertThat(text).containsPattern("Report for pipeline \\S+").containsPattern("public\\.accounts +[0-9,]+ .* equal \\(");
         for (String noise : NOISE) {
             assertThat(text).as("library noise in the output").doesNotContain(noise);
         }

@@ -69,7 +69,7 @@ class RunReportTest {
         ValidatedPlan plan = ConfigValidator.standard().validate(config);
         try (Connection source = pg.connect(src); Connection target = pg.connect(dst);
              Pipeline p = new Pipeline(plan, v -> PipelineRuntime.start(v.config()));
-             SluiceMetrics metrics = new SluiceMetrics(name, p);
+             SluiceMetrics metrics = SluiceMetrics.ofPipeline(plan, p);
              HttpEndpoint http = HttpEndpoint.start("127.0.0.1", 0, p, metrics, () -> null)) {
             p.start();
             await("the copy", p, () -> p.status().phase() == Phase.STREAMING);
@@ -96,6 +96,10 @@ class RunReportTest {
             java.util.List<String> missing = MonitoringFilesTest.metricNames().stream().filter(n -> n.startsWith("sluice_"))
                     .filter(n -> scrape.lines().noneMatch(l -> l.startsWith(n + "{") || l.startsWith(n + " "))).toList();
             assertThat(missing).as("metric names of alerts.yml/sluice.json missing from /metrics:\n" + scrape).isEmpty();
+            // The retained-WAL gauge reads the real slot: a byte count, not NaN (the slot exists while the pipeline streams).
+            String slotLine = scrape.lines().filter(l -> l.startsWith("sluice_source_slot_retained_bytes{")).findFirst().orElse("");
+            assertThat(slotLine).as(scrape).contains("slot=\"" + io.sluice.postgres.PostgresStream.slotName(name) + "\"");
+            assertThat(Double.parseDouble(slotLine.substring(slotLine.lastIndexOf(' ') + 1))).as(slotLine).isGreaterThanOrEqualTo(0);
 
             String text = cli("status", "--report", "--url", http.uri().toString());
             assertThat(text).contains("Report for pipeline " + name, "rows copied", "upserts", "deletes");

@@ -4,11 +4,6 @@ import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableId;
 
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
 
 /**
  * Key values whose JDBC and Debezium forms differ, refused by name when the copier reads them.
@@ -19,11 +14,9 @@ import java.time.OffsetDateTime;
  * and its place among the chunks would then depend on which path carried it, so such a key cannot be merged
  * exactly: it stops the copy, naming the table, column and value. ({@code numeric 'NaN'} already cannot be read
  * as a BigDecimal and stops it the same way.) A {@code timestamptz} infinity is {@code Instant.MAX/MIN} in the row
- * model ({@link PgSpecialTimes}).
+ * model ({@link PgSpecialTimes}). The stream's side is the applier's ({@link io.sluice.spi.model.SpecialKeyValue}).
  */
 final class SpecialKeyValues {
-    private static final Instant TZ_MAX = OffsetDateTime.MAX.toInstant();
-    private static final Instant TZ_MIN = OffsetDateTime.MIN.toInstant();
 
     private SpecialKeyValues() {
     }
@@ -38,20 +31,6 @@ final class SpecialKeyValues {
     }
 
     static String special(Object value) {
-        if (value == null) {
-            return null;
-        }
-        if (value.equals(LocalDateTime.MAX) || value.equals(LocalDate.MAX) || value.equals(TZ_MAX)
-                || value.equals(Instant.MAX)) {
-            return "'infinity'";
-        }
-        if (value.equals(LocalDateTime.MIN) || value.equals(LocalDate.MIN) || value.equals(TZ_MIN)
-                || value.equals(Instant.MIN)) {
-            return "'-infinity'";
-        }
-        if (value.equals(LocalTime.MAX)) {
-            return "'24:00:00'";
-        }
-        return null;
+        return io.sluice.spi.model.SpecialKeyValue.describe(value);
     }
 }

@@ -59,13 +59,13 @@ public final class EmbeddedConnect implements AutoCloseable {
 
     private final DistributedHerder herder;
     private final ConnectRestServer restServer;
-    private final ConnectRest rest;
+    private final ConnectClient rest;
     private boolean closed;
 
     private EmbeddedConnect(DistributedHerder herder, ConnectRestServer restServer, String restUrl) {
         this.herder = herder;
         this.restServer = restServer;
-        this.rest = new ConnectRest(restUrl);
+        this.rest = new ConnectClient(restUrl);
     }
 
     public static Builder builder(String bootstrapServers) {
@@ -79,34 +79,36 @@ public final class EmbeddedConnect implements AutoCloseable {
 
     /** Base URL of the worker's REST API, e.g. {@code http://127.0.0.1:41234}, no trailing slash. */
     public String restUrl() {
-        return rest.baseUrl();
+        return rest.restUrl();
+    }
+
+    /** The REST client of this worker. */
+    public ConnectClient client() {
+        return rest;
     }
 
     /** Creates or reconfigures a connector ({@code PUT /connectors/{name}/config}). */
     public void putConnector(String name, Map<String, String> config) {
-        rest.call("PUT", "/connectors/" + ConnectRest.encode(name) + "/config", config, 200, 201);
+        rest.putConfig(name, config);
     }
 
     /** Deletes a connector; returns false if there was none by that name. */
     public boolean deleteConnector(String name) {
-        return rest.call("DELETE", "/connectors/" + ConnectRest.encode(name), null, 204, 200, 404).status() != 404;
+        return rest.delete(name);
     }
 
     /** Names of the connectors the worker knows. */
     public List<String> connectors() {
-        List<String> names = new ArrayList<>();
-        rest.call("GET", "/connectors", null, 200).json().forEach(n -> names.add(n.asText()));
-        return names;
+        return rest.connectors();
     }
 
     /** The connector's status, or empty if the worker does not know the connector (yet). */
     public Optional<ConnectorStatus> connectorStatus(String name) {
-        ConnectRest.Response response = rest.call("GET", "/connectors/" + ConnectRest.encode(name) + "/status",
-                null, 200, 404);
-        if (response.status() == 404) {
+        Optional<JsonNode> answer = rest.status(name);
+        if (answer.isEmpty()) {
             return Optional.empty();
         }
-        JsonNode json = response.json();
+        JsonNode json = answer.get();
         JsonNode connector = json.path("connector");
         List<ConnectorStatus.Task> tasks = new ArrayList<>();
         json.path("tasks").forEach(t -> tasks.add(new ConnectorStatus.Task(t.path("id").asInt(),
@@ -155,8 +157,7 @@ public final class EmbeddedConnect implements AutoCloseable {
         Map<String, String> body = new LinkedHashMap<>(config);
         body.putIfAbsent("connector.class", connectorClass);
         body.putIfAbsent("name", "validation-only");
-        JsonNode json = rest.call("PUT", "/connector-plugins/" + ConnectRest.encode(connectorClass)
-                + "/config/validate", body, 200).json();
+        JsonNode json = rest.validate(connectorClass, body);
         Map<String, List<String>> errors = new LinkedHashMap<>();
         json.path("configs").forEach(c -> {
             List<String> messages = new ArrayList<>();

@@ -103,6 +103,27 @@ public class CopierSourceConnector extends SourceConnector {
         log.info("Copier connector planned {} ranges over {} tables", units.size(), defs.size());
     }
 
+    /**
+     * A complete connector config from the copier's settings ({@link CopierConnectorConfig}: pipeline, tables,
+     * source, bootstrap servers, chunk and throttle settings, producer overrides), checked by the copier's own
+     * rules before anything is posted: the converters its messages need and the exactly-once settings that make a
+     * chunk one Kafka transaction (docs/design/merge.md; the worker needs {@code exactly.once.source.support=enabled}).
+     *
+     * @param tasksMax the connector's {@code tasks.max}: how many tasks share the ranges
+     */
+    public static Map<String, String> connectorConfig(Map<String, String> copierSettings, int tasksMax) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("connector.class", CopierSourceConnector.class.getName());
+        c.put("tasks.max", String.valueOf(tasksMax));
+        c.put("key.converter", BYTE_ARRAY_CONVERTER);
+        c.put("value.converter", BYTE_ARRAY_CONVERTER);
+        c.put("exactly.once.support", "required");
+        c.put("transaction.boundary", "poll");
+        c.putAll(copierSettings);
+        CopierConnectorConfig.parse(c);
+        return c;
+    }
+
     private static CopierConnectorConfig parse(Map<String, String> props) {
         try {
             return CopierConnectorConfig.parse(props);

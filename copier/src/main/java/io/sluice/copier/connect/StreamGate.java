@@ -1,5 +1,6 @@
 package io.sluice.copier.connect;
 
+import io.sluice.copier.Copier;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.StreamSpec;
@@ -34,33 +35,19 @@ import java.util.concurrent.TimeUnit;
  *   (a re-copy that kept the topic), whose position says nothing about the new connector's.</li>
  * </ul>
  */
-interface StreamGate {
+final class StreamGate {
 
-    boolean ready() throws Exception;
-
-    String waitingFor();
-
-    static StreamGate open() {
-        return new StreamGate() {
-            @Override
-            public boolean ready() {
-                return true;
-            }
-
-            @Override
-            public String waitingFor() {
-                return "nothing";
-            }
-        };
+    private StreamGate() {
     }
 
-    static StreamGate create(CopierConnectorConfig config, SourceDialect dialect, ConnectionFactory source, Admin admin) {
+
+    static Copier.Gate create(CopierConnectorConfig config, SourceDialect dialect, ConnectionFactory source, Admin admin) {
         if (!config.streamReadyCheck()) {
-            return open();
+            return Copier.Gate.OPEN;
         }
         if (dialect.name().equals("postgres")) {
             String slot = slotName(config, dialect);
-            return new StreamGate() {
+            return new Copier.Gate() {
                 @Override
                 public boolean ready() throws Exception {
                     try (Connection c = source.open();
@@ -82,7 +69,7 @@ interface StreamGate {
     }
 
     /** Opens on a heartbeat newer than its first check (end offsets, not clocks: no skew between workers matters). */
-    final class HeartbeatGate implements StreamGate {
+    static final class HeartbeatGate implements Copier.Gate {
         private final String topic;
         private final Admin admin;
         /** End offsets at the first check; a partition absent then (or the topic) starts at 0. */

@@ -30,7 +30,7 @@ class HeartbeatGateTest {
             producer.send(new ProducerRecord<>(topic, "old".getBytes(), "heartbeat of the first copy".getBytes())).get();
 
             // The re-copy: connectors and offsets deleted and recreated, the heartbeat topic kept.
-            StreamGate gate = StreamGate.create(CopierConnectorConfig.parse(config(pipeline)),
+            io.sluice.copier.Copier.Gate gate = StreamGate.create(CopierConnectorConfig.parse(config(pipeline)),
                     io.sluice.spi.dialect.Dialects.source("jdbc:mariadb://127.0.0.1:1/app"), () -> {
                         throw new AssertionError("the heartbeat gate needs no source connection");
                     }, TestServers.kafka().admin());

@@ -59,6 +59,7 @@ public final class Settings {
     public Values parse(Map<String, ?> raw, String keyPrefix) {
         List<String> problems = new ArrayList<>();
         Map<String, Object> values = new LinkedHashMap<>();
+        java.util.Set<String> given = new java.util.HashSet<>();
         for (String key : new TreeSet<>(raw.keySet())) {
             if (!byKey.containsKey(key)) {
                 problems.add(keyPrefix + key + ": unknown setting" + suggestion(key));
@@ -82,6 +83,7 @@ public final class Settings {
                     problems.add(keyPrefix + s.key() + ": " + bad + " (got " + s.display(v) + ")");
                 } else {
                     values.put(s.key(), v);
+                    given.add(s.key());
                 }
             } catch (IllegalArgumentException e) {
                 String shown = s.secret() ? "********" : String.valueOf(r);
@@ -91,7 +93,7 @@ public final class Settings {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new Values(this, values);
+        return new Values(this, values, given);
     }
 
     @SuppressWarnings("unchecked")
@@ -183,10 +185,27 @@ public final class Settings {
     public static final class Values {
         private final Settings settings;
         private final Map<String, Object> values;
+        private final java.util.Set<String> given;
 
-        Values(Settings settings, Map<String, Object> values) {
+        Values(Settings settings, Map<String, Object> values, java.util.Set<String> given) {
             this.settings = settings;
             this.values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
+            this.given = java.util.Set.copyOf(given);
+        }
+
+        /** Whether the setting was written (rather than left at its default). */
+        public boolean isGiven(Setting<?> setting) {
+            return given.contains(setting.key());
+        }
+
+        /**
+         * The written values only, as {@link #toProperties}: for a caller whose own defaults differ from the declared
+         * ones ({@code sluice alter}), so what the user wrote wins and nothing else is overridden.
+         */
+        public Map<String, String> givenProperties() {
+            Map<String, String> out = new LinkedHashMap<>(toProperties());
+            out.keySet().retainAll(given);
+            return out;
         }
 
         @SuppressWarnings("unchecked")
