@@ -6,8 +6,10 @@ import io.sluice.postgres.PostgresStream;
 import io.sluice.runtime.EmbeddedConnect;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
@@ -41,6 +43,11 @@ final class TypeMatrix {
     private static final Logger log = LoggerFactory.getLogger(TypeMatrix.class);
     private static final int STREAM_INSERT = 100;
     private static final int STREAM_UPDATE = 200;
+    /**
+     * PostgreSQL's text of column v through the type's output function (format's %s), which the copy's JDBC read
+     * also gets: {@code v::text} differs for inet ({@code '::1'::inet::text} is {@code ::1/128}, its output {@code ::1}).
+     */
+    private static final String PG_TEXT = "CASE WHEN v IS NULL THEN NULL ELSE format('%s', v) END";
 
     /**
      * @param name     table name (one per type)
@@ -60,27 +67,49 @@ final class TypeMatrix {
 
     private final String name;
     private final boolean postgresSource;
+    private final boolean postgresTarget;
+    private final ZeroDates zeroDates;
+    private String targetSchema;
 
     TypeMatrix(String name, boolean postgresSource) {
+        this(name, postgresSource, true, ZeroDates.REFUSE);
+    }
+
+    /**
+     * @param postgresTarget PostgreSQL target, else MariaDB (values compared as the server's text, binary as hex)
+     * @param zeroDates      the pipeline's {@code source.zero-dates}: the copier reads with it, preflight refuses by it
+     */
+    TypeMatrix(String name, boolean postgresSource, boolean postgresTarget, ZeroDates zeroDates) {
         this.name = name;
         this.postgresSource = postgresSource;
+        this.postgresTarget = postgresTarget;
+        this.zeroDates = zeroDates;
     }
 
     List<Cell> run(List<Case> cases) throws Exception {
+        return run(cases, List.of());
+    }
+
+    /** @param sourceSetup statements run on the source first (user types the cases' columns use) */
+    List<Cell> run(List<Case> cases, List<String> sourceSetup) throws Exception {
         DatabaseServer src = postgresSource ? TestServers.postgres() : TestServers.mariadb();
-        DatabaseServer tgt = TestServers.postgres();
+        DatabaseServer tgt = postgresTarget ? TestServers.postgres() : TestServers.mariadb();
         String srcDb = src.createDatabase(name + "_src");
         String tgtDb = tgt.createDatabase(name + "_tgt");
         String schema = postgresSource ? "public" : srcDb;
+        targetSchema = postgresTarget ? "public" : tgtDb;
         String srcUrl = src.jdbcUrl(srcDb);
         ConnectionFactory source = () -> DriverManager.getConnection(srcUrl, src.user(), src.password());
         ConnectionFactory target = () -> DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
-        SourceDialect dialect = Dialects.source(srcUrl);
+        SourceDialect dialect = Dialects.source(srcUrl).withZeroDates(zeroDates);
         String pipeline = TestServers.uniqueName(name);
 
         List<Cell> cells = new ArrayList<>();
         Map<Case, TableDef> planned = new LinkedHashMap<>();
         try (Connection c = source.open(); Statement s = c.createStatement()) {
+            for (String sql : sourceSetup) {
+                s.execute(sql);
+            }
             s.execute("CREATE TABLE " + schema + ".probe (id int PRIMARY KEY, n int)");
             s.execute("INSERT INTO " + schema + ".probe VALUES (1, 0)");
             for (Case k : cases) {
@@ -89,7 +118,12 @@ final class TypeMatrix {
                     s.execute("INSERT INTO " + schema + "." + k.name() + " (id, v) VALUES (" + (i + 1) + ", " + k.literals().get(i) + ")");
                 }
                 try {
-                    planned.put(k, dialect.describe(c, new TableId(schema, k.name())));
+                    TableDef def = dialect.describe(c, new TableId(schema, k.name()));
+                    List<String> problems = dialect.valueProblems(c, List.of(def), zeroDates);   // as the preflight
+                    if (!problems.isEmpty()) {
+                        throw new PlanException(String.join("; ", problems));
+                    }
+                    planned.put(k, def);
                 } catch (RuntimeException e) {
                     String why = "refused: " + e.getMessage().replace('|', '/').replace('\n', ' ');
                     cells.add(new Cell(k.name(), k.sqlType(), "copy", why));
@@ -124,8 +158,8 @@ final class TypeMatrix {
             applier.put("target.url", tgt.jdbcUrl(tgtDb));
             applier.put("target.user", tgt.user());
             applier.put("target.password", tgt.password());
-            applier.put("target.schema", "public");
-            applier.put("state.schema", "sluice_" + e.getKey().name());
+            applier.put("target.schema", targetSchema);
+            applier.put("state.schema", "sluice_" + e.getKey().name() + (postgresTarget ? "" : "_" + tgtDb));
             applier.put("partitions", "1");
             applier.put("commit.interval", "200ms");
             String sinkName = pipeline + "-applier-" + e.getKey().name();
@@ -204,12 +238,12 @@ final class TypeMatrix {
         return failed;
     }
 
-    private static boolean arrived(ConnectionFactory target, Case k, boolean copy) {
+    private boolean arrived(ConnectionFactory target, Case k, boolean copy) {
         int n = k.literals().size();
         String where = copy ? "id <= " + n : "(id <= " + n + " AND note = 1) OR (id > " + STREAM_INSERT + " AND id <= "
                 + (STREAM_INSERT + n) + ") OR (id > " + STREAM_UPDATE + " AND note = 2)";
         try (Connection c = target.open(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM public." + k.name() + " WHERE " + where)) {
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + targetSchema + "." + k.name() + " WHERE " + where)) {
             rs.next();
             return rs.getInt(1) == (copy ? n : 3 * n);
         } catch (SQLException notYetCreated) {
@@ -217,12 +251,13 @@ final class TypeMatrix {
         }
     }
 
-    /** id → the value as PostgreSQL text (UTC for timestamptz); empty if the table is not there. */
-    private static Map<Integer, String> targetValues(ConnectionFactory target, Case k) {
+    /** id → the value as the target's text (UTC for timestamptz/TIMESTAMP); empty if the table is not there. */
+    private Map<Integer, String> targetValues(ConnectionFactory target, Case k) {
         Map<Integer, String> out = new HashMap<>();
         try (Connection c = target.open(); Statement s = c.createStatement()) {
-            s.execute("SET TimeZone = 'UTC'");   // timestamptz text independent of the JVM's zone
-            ResultSet rs = s.executeQuery("SELECT id, v::text FROM public." + k.name());
+            String text = postgresTarget ? PG_TEXT : mariaText(c, targetSchema, k.name());
+            s.execute(postgresTarget ? "SET TimeZone = 'UTC'" : "SET time_zone = '+00:00'");   // independent of the JVM's zone
+            ResultSet rs = s.executeQuery("SELECT id, " + text + " FROM " + targetSchema + "." + k.name());
             while (rs.next()) {
                 out.put(rs.getInt(1), rs.getString(2));
             }
@@ -282,12 +317,33 @@ final class TypeMatrix {
         return failure != null ? failure + "; " + list : "DIFFERENT: " + list;
     }
 
-    /** The PostgreSQL source's own text for each literal (the copied rows, ids 1..n). */
-    private static List<String> sourceText(ConnectionFactory source, String schema, Case k) throws SQLException {
+    /**
+     * MariaDB's text of column v, exact for every type: binary strings, BIT and GEOMETRY as hex (their bytes,
+     * trailing zeros and SRID included), FLOAT widened to a double (CAST prints a float with 6 digits).
+     */
+    static String mariaText(Connection c, String schema, String table) throws SQLException {
+        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT DATA_TYPE FROM information_schema.COLUMNS "
+                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'v'")) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                String type = rs.next() ? rs.getString(1).toLowerCase(java.util.Locale.ROOT) : "";
+                if (type.contains("binary") || type.contains("blob") || type.equals("bit") || List.of("geometry", "point",
+                        "linestring", "polygon", "multipoint", "multilinestring", "multipolygon", "geometrycollection").contains(type)) {
+                    return "HEX(v)";
+                }
+                return type.equals("float") ? "CAST(v + 0e0 AS CHAR)" : "CAST(v AS CHAR)";
+            }
+        }
+    }
+
+    /** The source's own text for each literal (the copied rows, ids 1..n). */
+    private List<String> sourceText(ConnectionFactory source, String schema, Case k) throws SQLException {
         List<String> out = new ArrayList<>();
         try (Connection c = source.open(); Statement s = c.createStatement()) {
-            s.execute("SET TimeZone = 'UTC'");
-            ResultSet rs = s.executeQuery("SELECT v::text FROM " + schema + "." + k.name() + " WHERE id <= " + k.literals().size() + " ORDER BY id");
+            String text = postgresSource ? PG_TEXT : mariaText(c, schema, k.name());
+            s.execute(postgresSource ? "SET TimeZone = 'UTC'" : "SET time_zone = '+00:00'");
+            ResultSet rs = s.executeQuery("SELECT " + text + " FROM " + schema + "." + k.name() + " WHERE id <= " + k.literals().size() + " ORDER BY id");
             while (rs.next()) {
                 out.add(rs.getString(1));
             }

@@ -5,6 +5,7 @@ import io.sluice.copier.CopierConfig;
 import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.verify.VerifyConfig;
 
 import java.time.Duration;
@@ -39,6 +40,10 @@ public final class ConfigSchema {
             .defaultValue(Duration.ofSeconds(10)).unit("duration")
             .description("Heartbeat interval of the change stream, so an idle table does not hold back WAL or binlog purging.")
             .validator(ConfigSchema::positive).build();
+
+    public static final Setting<String> SOURCE_ZERO_DATES = Setting.builder("zero-dates", SettingType.STRING)
+            .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
+            .description(ZeroDates.DESCRIPTION).build();
 
     public static final Setting<String> TARGET_URL = url("the target database (PostgreSQL, YugabyteDB, MariaDB or MySQL)");
     public static final Setting<String> TARGET_USER = user("target");
@@ -128,7 +133,7 @@ public final class ConfigSchema {
     public static final ConfigSection PIPELINE = ConfigSection.of("pipeline", "The pipeline as a whole.",
             new Settings("pipeline", List.of(PIPELINE_NAME)));
     public static final ConfigSection SOURCE = ConfigSection.of("source", "The database to replicate from.",
-            new Settings("source", List.of(SOURCE_URL, SOURCE_USER, SOURCE_PASSWORD, SOURCE_HEARTBEAT, CONNECT_TIMEOUT)));
+            new Settings("source", List.of(SOURCE_URL, SOURCE_USER, SOURCE_PASSWORD, SOURCE_HEARTBEAT, SOURCE_ZERO_DATES, CONNECT_TIMEOUT)));
     public static final ConfigSection TARGET = ConfigSection.of("target", "The database to replicate into.",
             new Settings("target", List.of(TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, TARGET_CREATE_TABLES, TARGET_EXISTING_ROWS,
                     CONNECT_TIMEOUT)));

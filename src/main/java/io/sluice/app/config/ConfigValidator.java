@@ -6,6 +6,7 @@ import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.TargetDialect;
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -181,6 +182,11 @@ public final class ConfigValidator {
         }
         // What publishing the described tables would do (replica identities, partitions): before any slot exists.
         problems.addAll(dialect.streamProblems(source, config.pipelineName(), planned.stream().map(PlannedTable::source).toList()));
+        // Values no target holds (zero dates): scanned once here, so the copy never stops half-way on one.
+        ZeroDates zeroDates = ZeroDates.parse(config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES));
+        for (String p : dialect.valueProblems(source, planned.stream().map(PlannedTable::source).toList(), zeroDates)) {
+            problems.add("source: " + p);
+        }
     }
 
     private static long estimate(SourceDialect dialect, Connection source, TableDef def) {

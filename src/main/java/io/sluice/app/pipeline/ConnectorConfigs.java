@@ -116,6 +116,8 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
                 .replication(kafka.get(ConfigSchema.KAFKA_REPLICATION))
                 .copierTasks(copier.get(CopierConfig.PARALLELISM))
                 .copier(copier.toProperties())
+                // how the copy reads zero dates is the source section's choice, which the preflight checked
+                .copier(Map.of(CopierConnectorConfig.ZERO_DATES.key(), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES)))
                 .applier(cfg.values(ConfigSchema.APPLIER).toProperties());
     }
 

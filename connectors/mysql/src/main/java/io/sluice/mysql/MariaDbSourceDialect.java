@@ -5,6 +5,7 @@ import io.sluice.spi.dialect.KeyOrder;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -50,7 +51,9 @@ import java.util.StringJoiner;
  * one or a few ranges on the key's index. {@link #bindKey} binds that expanded pattern, so one key takes
  * {@code n(n+1)/2} parameters for an {@code n}-column key.
  */
-public class MariaDbSourceDialect implements SourceDialect {
+public class MariaDbSourceDialect implements SourceDialect, Cloneable {
+    /** {@link ZeroDates#NULL}: the copy reads zero dates as NULL, as the change stream carries them. */
+    private boolean zeroDatesAsNull;
 
     @Override
     public String name() {
@@ -448,11 +451,27 @@ public class MariaDbSourceDialect implements SourceDialect {
     }
 
     @Override
+    public List<String> valueProblems(Connection c, List<TableDef> tables, ZeroDates zeroDates) throws SQLException {
+        return MariaDbZeroDates.problems(c, tables, zeroDates);
+    }
+
+    @Override
+    public MariaDbSourceDialect withZeroDates(ZeroDates zeroDates) {
+        try {
+            MariaDbSourceDialect copy = (MariaDbSourceDialect) clone();   // keeps a subclass's own settings
+            copy.zeroDatesAsNull = zeroDates == ZeroDates.NULL;
+            return copy;
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
     public Object[] readRow(ResultSet rs, TableDef table) throws SQLException {
         Object[] row = new Object[table.columnCount()];
         for (int i = 0; i < row.length; i++) {
             try {
-                row[i] = MariaDbTypes.read(rs, i + 1, table.column(i));
+                row[i] = MariaDbTypes.read(rs, i + 1, table.column(i), zeroDatesAsNull);
             } catch (SQLException | RuntimeException e) {
                 throw new SQLException("cannot read " + table.id() + "." + table.column(i).name() + " ("
                         + table.column(i).nativeType() + "): " + e.getMessage(), e);

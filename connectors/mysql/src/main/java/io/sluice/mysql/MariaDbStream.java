@@ -34,9 +34,9 @@ import java.util.zip.CRC32;
  *   <li>{@code decimal.handling.mode=precise}, {@code bigint.unsigned.handling.mode=precise} (else the top half
  *       of BIGINT UNSIGNED arrives negative), {@code time.precision.mode=adaptive_time_microseconds},
  *       {@code binary.handling.mode=bytes}.</li>
- *   <li>Zero dates: Debezium turns {@code 0000-00-00} into null (or the epoch for NOT NULL columns), which is
- *       not the source's value; the source must run with {@code NO_ZERO_DATE,NO_ZERO_IN_DATE} in its
- *       sql_mode (strict mode), which the source prerequisites check.</li>
+ *   <li>Zero dates: Debezium turns {@code 0000-00-00} into null (a zero TIMESTAMP into the epoch, which
+ *       {@code ConnectValues} reads as null); the copy does the same under {@code source.zero-dates: null}, and
+ *       the preflight refuses columns holding them otherwise ({@link MariaDbZeroDates}).</li>
  *   <li>Time zones: TIMESTAMP columns come from the binlog as UTC instants; DATETIME as wall time, untouched.</li>
  * </ul>
  */

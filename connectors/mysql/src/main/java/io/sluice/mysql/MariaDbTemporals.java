@@ -52,6 +52,7 @@ final class MariaDbTemporals {
 
     private static SQLException invalid(String type, String text) {
         return new SQLException(type + " value '" + text + "' is not a calendar date (a zero date or zero month/day, "
-                + "allowed by the source's sql_mode); fix the rows or exclude the column");
+                + "allowed by the source's sql_mode); fix the rows, set source.zero-dates: null to carry them as NULL (as the "
+                + "change stream does), or exclude the table");
     }
 }

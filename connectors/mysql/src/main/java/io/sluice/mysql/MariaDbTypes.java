@@ -52,6 +52,14 @@ final class MariaDbTypes {
     }
 
     static Object read(ResultSet rs, int index, Column column) throws SQLException {
+        return read(rs, index, column, false);
+    }
+
+    /** @param zeroDatesAsNull a zero date reads as NULL (as change events carry it) rather than failing */
+    static Object read(ResultSet rs, int index, Column column, boolean zeroDatesAsNull) throws SQLException {
+        if (zeroDatesAsNull && MariaDbZeroDates.temporal(column) && MariaDbZeroDates.isZeroDate(rs.getString(index))) {
+            return null;
+        }
         return switch (column.kind()) {
             case INT -> {
                 long l = rs.getLong(index);

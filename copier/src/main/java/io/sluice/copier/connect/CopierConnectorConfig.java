@@ -4,6 +4,7 @@ import io.sluice.copier.CopierConfig;
 import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableId;
 
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ import java.util.Map;
 public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<TableId> tables, int partitions,
                                     String jdbcUrl, String user, String password, String bootstrapServers,
                                     int replicationFactor, boolean streamReadyCheck, String slotName,
-                                    String applierGroup, long applierLagMax, Map<String, Object> adminProps) {
+                                    String applierGroup, long applierLagMax, ZeroDates zeroDates, Map<String, Object> adminProps) {
 
     public static final Setting<String> PIPELINE = Setting.builder("pipeline", SettingType.STRING).required()
             .description("Pipeline name: prefix of the copy topics (<pipeline>.<schema>.<table>.copy) and of Debezium's heartbeat topic.").build();
@@ -43,6 +44,9 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
             .description("Source user (needs SELECT on the tables; REPEATABLE READ transactions).").build();
     public static final Setting<String> PASSWORD = Setting.builder("source.password", SettingType.STRING).defaultValue("").secret()
             .description("Source password; ${env:NAME} and ${file:/path} references are resolved.").build();
+    public static final Setting<String> ZERO_DATES = Setting.builder("source.zero-dates", SettingType.STRING)
+            .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
+            .description("How the copy reads " + ZeroDates.DESCRIPTION).build();
     public static final Setting<String> BOOTSTRAP = Setting.builder("kafka.bootstrap.servers", SettingType.STRING).required()
             .description("Kafka brokers, for creating the copy topics and watching the stream's heartbeat (Connect does not lend "
                     + "a connector its own clients).").build();
@@ -61,7 +65,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
             .unit("messages").validator(Setting.atLeastLong(0))
             .description("Hold the copy while the applier group has more than this many unconsumed copy messages of the table. 0 disables.").build();
 
-    private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, JDBC_URL, USER, PASSWORD, BOOTSTRAP,
+    private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, JDBC_URL, USER, PASSWORD, ZERO_DATES, BOOTSTRAP,
             REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX);
     public static final Settings SETTINGS;
 
@@ -94,6 +98,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
         admin.put("bootstrap.servers", v.get(BOOTSTRAP));
         return new CopierConnectorConfig(copier, v.get(PIPELINE), TableList.parse(v.get(TABLES)), v.get(PARTITIONS),
                 v.get(JDBC_URL), v.get(USER), v.get(PASSWORD), v.get(BOOTSTRAP), v.get(REPLICATION),
-                v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX), Map.copyOf(admin));
+                v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX),
+                ZeroDates.parse(v.get(ZERO_DATES)), Map.copyOf(admin));
     }
 }

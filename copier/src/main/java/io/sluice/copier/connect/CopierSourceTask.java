@@ -55,7 +55,7 @@ public class CopierSourceTask extends SourceTask {
         } catch (RuntimeException e) {
             throw new ConnectException(e.getMessage(), e);
         }
-        SourceDialect dialect = Dialects.source(config.jdbcUrl());
+        SourceDialect dialect = Dialects.source(config.jdbcUrl()).withZeroDates(config.zeroDates());
         ConnectionFactory source = JdbcSource.factory(config.jdbcUrl(), config.user(), config.password());
         List<CopyUnit> assigned = CopyUnit.decode(props.get(CopyUnit.TASK_UNITS));
         Map<TableId, TableDef> defs = new HashMap<>();

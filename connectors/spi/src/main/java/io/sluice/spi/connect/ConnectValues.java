@@ -107,7 +107,7 @@ public final class ConnectValues {
                 case DATE -> date(name, value);
                 case TIME -> time(name, value);
                 case TIMESTAMP -> timestamp(name, value);
-                case TIMESTAMPTZ -> timestampTz(value);
+                case TIMESTAMPTZ -> zeroTimestamp(column, timestampTz(value));
             };
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("column " + column.name() + ": cannot convert " + value.getClass().getSimpleName()
@@ -216,6 +216,16 @@ public final class ConnectValues {
                     + "cannot pass through the change stream");
         }
         return t;
+    }
+
+    /**
+     * A MariaDB/MySQL zero TIMESTAMP ({@code 0000-00-00 00:00:00}) is 0 seconds in the binlog, which Debezium emits as
+     * 1970-01-01T00:00:00Z. No real TIMESTAMP of those engines is that instant (their range starts one second later),
+     * so it is the zero date, which reaches the row model as NULL, as Debezium gives zero DATE and DATETIME values
+     * and as the copy reads them under {@code source.zero-dates: null}.
+     */
+    private static Instant zeroTimestamp(Column column, Instant value) {
+        return Instant.EPOCH.equals(value) && column.nativeType().equals("timestamp") ? null : value;
     }
 
     private static Instant timestampTz(Object value) {

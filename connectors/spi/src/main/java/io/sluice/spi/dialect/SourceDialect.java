@@ -49,6 +49,23 @@ public interface SourceDialect {
         return List.of();
     }
 
+    /**
+     * Columns holding values that no target can hold as they are, under the pipeline's choice for them
+     * ({@link ZeroDates}), as messages naming the column and the fix. Run once before anything is created: it may
+     * scan the tables. Engines without such values have none.
+     */
+    default List<String> valueProblems(Connection connection, List<TableDef> tables, ZeroDates zeroDates) throws SQLException {
+        return List.of();
+    }
+
+    /**
+     * This dialect reading rows ({@link #readRow}) with the given choice for zero dates; engines without zero
+     * dates return themselves.
+     */
+    default SourceDialect withZeroDates(ZeroDates zeroDates) {
+        return this;
+    }
+
     /** A row-count estimate from statistics (for progress and range splitting), never a full count. */
     long estimateRows(Connection connection, TableDef table) throws SQLException;
 

@@ -1,0 +1,88 @@
+package io.sluice.mysql;
+
+import io.sluice.spi.dialect.ZeroDates;
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.ValueKind;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Zero dates on a MariaDB/MySQL source ({@code 0000-00-00}, {@code 2024-00-15}, and the DATETIME/TIMESTAMP forms).
+ * Debezium's binlog reader turns them into NULL, so the copy either gives NULL too ({@link ZeroDates#NULL}) or the
+ * column is refused before anything is created ({@link ZeroDates#REFUSE}); a copy that failed on them, or a stream
+ * that wrote NULL where the copy wrote something else, would give one row two values.
+ */
+final class MariaDbZeroDates {
+    /** A date with a zero month or day, as the server prints it (CAST(… AS CHAR)); year 0 alone is a real date. */
+    private static final Pattern ZERO = Pattern.compile("\\d{4}-(00-\\d{2}|\\d{2}-00)([ T].*)?");
+    private static final String SETTING = "source.zero-dates";
+
+    private MariaDbZeroDates() {
+    }
+
+    static boolean isZeroDate(String serverText) {
+        return serverText != null && ZERO.matcher(serverText).matches();
+    }
+
+    static boolean temporal(Column c) {
+        return c.kind() == ValueKind.DATE || c.kind() == ValueKind.TIMESTAMP || c.kind() == ValueKind.TIMESTAMPTZ;
+    }
+
+    /**
+     * One scan per table with date columns: the columns holding a zero date, with an example, refused as the
+     * choice says (with NULL only NOT NULL columns, which cannot take the NULL). Scans even when the sql_mode forbids
+     * new zero dates: rows written before it still hold them.
+     */
+    static List<String> problems(Connection c, List<TableDef> tables, ZeroDates choice) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        String mode;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@GLOBAL.sql_mode")) {
+            rs.next();
+            mode = rs.getString(1) == null ? "" : rs.getString(1).toUpperCase(Locale.ROOT);
+        }
+        boolean permissive = !mode.contains("NO_ZERO_DATE") || !mode.contains("NO_ZERO_IN_DATE");
+        for (TableDef t : tables) {
+            List<Column> dates = t.columns().stream().filter(col -> temporal(col) && (choice == ZeroDates.REFUSE || !col.nullable())).toList();
+            if (dates.isEmpty()) {
+                continue;
+            }
+            StringBuilder sql = new StringBuilder("SELECT ");
+            for (int i = 0; i < dates.size(); i++) {
+                String q = MariaDbTypes.quote(dates.get(i).name());
+                sql.append(i == 0 ? "" : ", ").append("MIN(CASE WHEN MONTH(").append(q).append(") = 0 OR DAYOFMONTH(").append(q)
+                        .append(") = 0 THEN CAST(").append(q).append(" AS CHAR) END)");
+            }
+            sql.append(" FROM ").append(MariaDbSourceDialect.qualified(t.id()));
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
+                rs.next();
+                for (int i = 0; i < dates.size(); i++) {
+                    String example = rs.getString(i + 1);
+                    if (example != null) {
+                        problems.add(message(t, dates.get(i), example, choice, permissive));
+                    }
+                }
+            }
+        }
+        return problems;
+    }
+
+    private static String message(TableDef t, Column col, String example, ZeroDates choice, boolean permissive) {
+        String what = "column " + t.id() + "." + col.name() + " (" + col.nativeType() + ") holds zero dates such as '" + example
+                + "', which no target date type holds and change events carry as NULL";
+        String more = permissive ? " (the source's sql_mode lacks NO_ZERO_DATE/NO_ZERO_IN_DATE, so writers can add more: "
+                + "SET GLOBAL sql_mode = CONCAT(@@sql_mode, ',NO_ZERO_DATE,NO_ZERO_IN_DATE'))" : "";
+        if (choice == ZeroDates.NULL) {
+            return what + "; it is NOT NULL, so " + SETTING + ": null cannot carry them: fix the rows, make the column nullable, "
+                    + "or exclude the table" + more;
+        }
+        return what + ": fix the rows, set " + SETTING + ": null to carry them as NULL, or exclude the table" + more;
+    }
+}
