@@ -186,8 +186,13 @@ final class EndToEnd {
         long deadline = System.currentTimeMillis() + 90_000;
         List<String> diff;
         while (true) {
-            Map<Long, Map<String, String>> actual = TableDump.read(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password(), targetTable);
-            diff = TableDump.diff(expected, actual);
+            try {
+                Map<Long, Map<String, String>> actual = TableDump.read(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password(), targetTable);
+                diff = TableDump.diff(expected, actual);
+            } catch (io.sluice.spi.dialect.PlanException e) {
+                // Loaded without its key (key.after.copy) and not keyed yet: the build runs after the last chunk.
+                diff = List.of("target not keyed yet: " + e.getMessage());
+            }
             if (diff.isEmpty() || System.currentTimeMillis() > deadline) {
                 break;
             }
