@@ -172,6 +172,24 @@ public final class ApplierProgress {
         }
     }
 
+    /**
+     * Whether the table was created without its key by this pipeline's applier and the key is not built yet
+     * (key.after.copy): a keyless target table is then the applier's own, not a user's mistake.
+     */
+    public boolean keyPending(Connection c, TableId table) throws SQLException {
+        if (!exists(c)) {
+            return false;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + keyBuilds() + " WHERE pipeline = ? AND source_table = ? AND phase = ?")) {
+            ps.setString(1, pipeline);
+            ps.setString(2, StateStore.tableKey(table));
+            ps.setString(3, StateStore.LOADING);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     /** Forgets the pipeline's progress for every table (its target tables and topics are the caller's to drop). */
     public void delete(Connection c) throws SQLException {
         if (!exists(c)) {

@@ -106,11 +106,20 @@ public final class InstanceLease implements AutoCloseable {
         String table = d.quote(stateSchema) + "." + d.quote(TABLE);
         InstanceLease lease = new InstanceLease(url, login, table, pipeline);
         try (Connection c = DriverManager.getConnection(url, login)) {
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE SCHEMA IF NOT EXISTS " + d.quote(stateSchema));
-                s.execute("CREATE TABLE IF NOT EXISTS " + table + " (pipeline VARCHAR(200) NOT NULL PRIMARY KEY, token VARCHAR(64) NOT NULL, "
-                        + "host VARCHAR(255) NOT NULL, pid BIGINT NOT NULL, state_dir VARCHAR(2000), started_ms BIGINT NOT NULL, "
-                        + "heartbeat_ms BIGINT NOT NULL)");
+            for (int attempt = 1; ; attempt++) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE SCHEMA IF NOT EXISTS " + d.quote(stateSchema));
+                    s.execute("CREATE TABLE IF NOT EXISTS " + table + " (pipeline VARCHAR(200) NOT NULL PRIMARY KEY, token VARCHAR(64) NOT NULL, "
+                            + "host VARCHAR(255) NOT NULL, pid BIGINT NOT NULL, state_dir VARCHAR(2000), started_ms BIGINT NOT NULL, "
+                            + "heartbeat_ms BIGINT NOT NULL)");
+                    break;
+                } catch (SQLException e) {
+                    // PostgreSQL's IF NOT EXISTS is not atomic: two pipelines sharing a target (quickstart) that create
+                    // the schema at once get a unique violation on the catalog; the second try finds it.
+                    if (attempt >= 3 || !"23505".equals(e.getSQLState())) {
+                        throw e;
+                    }
+                }
             }
             c.setAutoCommit(false);
             Instant now = Instant.now();
