@@ -1,15 +1,7 @@
 package io.sluice.applier;
 
-import io.sluice.applier.connect.ApplierSinkConnector;
-import io.sluice.postgres.PostgresStream;
-import io.sluice.runtime.EmbeddedConnect;
 import io.sluice.spi.dialect.ConnectionFactory;
-import io.sluice.spi.dialect.Dialects;
-import io.sluice.spi.dialect.SourceDialect;
-import io.sluice.spi.dialect.StreamSpec;
-import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
-import io.sluice.spi.topic.Topics;
 import io.sluice.testkit.DatabaseServer;
 import io.sluice.testkit.TestServers;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,10 +11,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,38 +41,8 @@ class LateSpecialKeyTest {
             s.execute("CREATE TABLE public.events (at " + type + " PRIMARY KEY, v int NOT NULL)");
             s.execute("INSERT INTO public.events VALUES ('" + copied + "', 1)");
         }
-        String pipeline = TestServers.uniqueName("latekey");
-        TestServers.kafka().createTopic(Topics.changeTopic(pipeline, table), 1);
-        TestServers.kafka().createTopic(Topics.copyTopic(pipeline, table), 1);
-        EmbeddedConnect connect = TestServers.connect();
-        StreamSpec spec = new StreamSpec(pipeline, srcUrl, pg.user(), pg.password(),
-                List.of(new TableId("public", "probe"), table), Duration.ofSeconds(1), 1);
-        String dbzName = pipeline + "-debezium";
-        connect.putConnector(dbzName, PostgresStream.debeziumConfig(spec));
-        connect.awaitRunning(dbzName, Duration.ofSeconds(60));
-        TypeMatrix.awaitStreaming(source, "public", Topics.changeTopic(pipeline, new TableId("public", "probe")));
-
-        Map<String, String> applier = new LinkedHashMap<>();
-        applier.put("pipeline", pipeline);
-        applier.put("tables", table.toString());
-        applier.put("source.url", srcUrl);
-        applier.put("source.user", pg.user());
-        applier.put("source.password", pg.password());
-        applier.put("target.url", pg.jdbcUrl(tgtDb));
-        applier.put("target.user", pg.user());
-        applier.put("target.password", pg.password());
-        applier.put("target.schema", "public");
-        applier.put("partitions", "1");
-        applier.put("commit.interval", "200ms");
-        String sinkName = pipeline + "-applier";
-        connect.putConnector(sinkName, ApplierSinkConnector.connectorConfig(applier, 1));
-        connect.awaitRunning(sinkName, Duration.ofSeconds(60));
-        SourceDialect dialect = Dialects.source(srcUrl);
-        TableDef def;
-        try (Connection c = source.open()) {
-            def = dialect.describe(c, table);
-        }
-        new TestCopier(dialect, source, def, Topics.copyTopic(pipeline, table), 1, TestServers.kafka().bootstrapServers(), 10, 0).copy(1);
+        StreamAndCopy run = new StreamAndCopy("latekey", pg, srcUrl, source, table, pg, pg.jdbcUrl(tgtDb), "public", "200ms");
+        run.copy(srcUrl, source, table, 10);
         awaitRows(target, 1);
 
         // After the copy (one chunk, the whole key space): the stream is the first to carry the value.
@@ -94,11 +52,10 @@ class LateSpecialKeyTest {
         String failure = null;
         long deadline = System.currentTimeMillis() + 60_000;
         while (System.currentTimeMillis() < deadline && failure == null) {
-            failure = connect.connectorStatus(sinkName).flatMap(st -> st.failure()).orElse(null);
+            failure = run.failure();
             Thread.sleep(300);
         }
-        connect.deleteConnector(sinkName);
-        connect.deleteConnector(dbzName);
+        run.delete();
         assertThat(failure).as("the applier must stop on the key it cannot carry exactly").isNotNull()
                 .contains("key column public.events.at (" + type).contains(") holds '" + late + "' in a change event")
                 .contains("change that row's key in the source (or exclude the table)");

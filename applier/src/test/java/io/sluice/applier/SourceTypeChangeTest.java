@@ -1,15 +1,7 @@
 package io.sluice.applier;
 
-import io.sluice.applier.connect.ApplierSinkConnector;
-import io.sluice.postgres.PostgresStream;
-import io.sluice.runtime.EmbeddedConnect;
 import io.sluice.spi.dialect.ConnectionFactory;
-import io.sluice.spi.dialect.Dialects;
-import io.sluice.spi.dialect.SourceDialect;
-import io.sluice.spi.dialect.StreamSpec;
-import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
-import io.sluice.spi.topic.Topics;
 import io.sluice.testkit.DatabaseServer;
 import io.sluice.testkit.TestServers;
 import org.junit.jupiter.api.Test;
@@ -18,10 +10,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,38 +35,8 @@ class SourceTypeChangeTest {
             s.execute("CREATE TABLE public.orders (id int PRIMARY KEY, qty bigint NOT NULL)");
             s.execute("INSERT INTO public.orders VALUES (1, 1), (2, 5), (3, 7)");
         }
-        String pipeline = TestServers.uniqueName("ddl");
-        TestServers.kafka().createTopic(Topics.changeTopic(pipeline, table), 1);
-        TestServers.kafka().createTopic(Topics.copyTopic(pipeline, table), 1);
-        EmbeddedConnect connect = TestServers.connect();
-        StreamSpec spec = new StreamSpec(pipeline, srcUrl, pg.user(), pg.password(),
-                List.of(new TableId("public", "probe"), table), Duration.ofSeconds(1), 1);
-        String dbzName = pipeline + "-debezium";
-        connect.putConnector(dbzName, PostgresStream.debeziumConfig(spec));
-        connect.awaitRunning(dbzName, Duration.ofSeconds(60));
-        TypeMatrix.awaitStreaming(source, "public", Topics.changeTopic(pipeline, new TableId("public", "probe")));
-
-        Map<String, String> applier = new LinkedHashMap<>();
-        applier.put("pipeline", pipeline);
-        applier.put("tables", table.toString());
-        applier.put("source.url", srcUrl);
-        applier.put("source.user", pg.user());
-        applier.put("source.password", pg.password());
-        applier.put("target.url", pg.jdbcUrl(tgtDb));
-        applier.put("target.user", pg.user());
-        applier.put("target.password", pg.password());
-        applier.put("target.schema", "public");
-        applier.put("partitions", "1");
-        applier.put("commit.interval", "200ms");
-        String sinkName = pipeline + "-applier";
-        connect.putConnector(sinkName, ApplierSinkConnector.connectorConfig(applier, 1));
-        connect.awaitRunning(sinkName, Duration.ofSeconds(60));
-        SourceDialect dialect = Dialects.source(srcUrl);
-        TableDef def;
-        try (Connection c = source.open()) {
-            def = dialect.describe(c, table);
-        }
-        new TestCopier(dialect, source, def, Topics.copyTopic(pipeline, table), 1, TestServers.kafka().bootstrapServers(), 10, 0).copy(1);
+        StreamAndCopy run = new StreamAndCopy("ddl", pg, srcUrl, source, table, pg, pg.jdbcUrl(tgtDb), "public", "200ms");
+        run.copy(srcUrl, source, table, 10);
         awaitValue(target, "1");
 
         // the documented order: target first, then the source; the applier keeps running with its old plan
@@ -93,15 +51,14 @@ class SourceTypeChangeTest {
         String value = null;
         long deadline = System.currentTimeMillis() + 60_000;
         while (System.currentTimeMillis() < deadline && failure == null) {
-            failure = connect.connectorStatus(sinkName).flatMap(st -> st.failure()).orElse(null);
+            failure = run.failure();
             value = qty(target);
             if (!value.equals("1.00") && !value.equals("1")) {
                 break;   // the update reached the target
             }
             Thread.sleep(500);
         }
-        connect.deleteConnector(sinkName);
-        connect.deleteConnector(dbzName);
+        run.delete();
         assertThat(value).as("qty of order 1 on the target after the source's 2.75 (failure: %s)", failure).isIn("1", "1.00", "2.75");
         assertThat(failure).as("the applier must stop on the event it cannot convert exactly").isNotNull()
                 .contains("column qty is INT in the table plan").contains("DECIMAL (value 2.75)");

@@ -1,15 +1,7 @@
 package io.sluice.applier;
 
-import io.sluice.applier.connect.ApplierSinkConnector;
-import io.sluice.postgres.PostgresStream;
-import io.sluice.runtime.EmbeddedConnect;
 import io.sluice.spi.dialect.ConnectionFactory;
-import io.sluice.spi.dialect.Dialects;
-import io.sluice.spi.dialect.SourceDialect;
-import io.sluice.spi.dialect.StreamSpec;
-import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
-import io.sluice.spi.topic.Topics;
 import io.sluice.testkit.DatabaseServer;
 import io.sluice.testkit.TestServers;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,9 +11,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -55,40 +44,10 @@ class UniqueIndexStreamTest {
             s.execute("CREATE TABLE public.acct (id int PRIMARY KEY, handle varchar(40) NOT NULL UNIQUE)");
             s.execute("INSERT INTO public.acct SELECT g, 'h' || g FROM generate_series(1, " + ROWS + ") g");
         }
-        String pipeline = TestServers.uniqueName("uqstream");
-        TestServers.kafka().createTopic(Topics.changeTopic(pipeline, table), 1);
-        TestServers.kafka().createTopic(Topics.copyTopic(pipeline, table), 1);
-        EmbeddedConnect connect = TestServers.connect();
-        StreamSpec spec = new StreamSpec(pipeline, srcUrl, pg.user(), pg.password(),
-                List.of(new TableId("public", "probe"), table), Duration.ofSeconds(1), 1);
-        String dbzName = pipeline + "-debezium";
-        connect.putConnector(dbzName, PostgresStream.debeziumConfig(spec));
-        connect.awaitRunning(dbzName, Duration.ofSeconds(60));
-        TypeMatrix.awaitStreaming(source, "public", Topics.changeTopic(pipeline, new TableId("public", "probe")));
-
-        Map<String, String> applier = new LinkedHashMap<>();
-        applier.put("pipeline", pipeline);
-        applier.put("tables", table.toString());
-        applier.put("source.url", srcUrl);
-        applier.put("source.user", pg.user());
-        applier.put("source.password", pg.password());
-        applier.put("target.url", tgt.jdbcUrl(tgtDb));
-        applier.put("target.user", tgt.user());
-        applier.put("target.password", tgt.password());
-        applier.put("target.schema", schema);
-        applier.put("partitions", "1");
-        applier.put("commit.interval", "500ms");
-        String sinkName = pipeline + "-applier";
-        connect.putConnector(sinkName, ApplierSinkConnector.connectorConfig(applier, 1));
-        connect.awaitRunning(sinkName, Duration.ofSeconds(60));
-        SourceDialect dialect = Dialects.source(srcUrl);
-        TableDef def;
-        try (Connection c = source.open()) {
-            def = dialect.describe(c, table);
-        }
-        new TestCopier(dialect, source, def, Topics.copyTopic(pipeline, table), 1, TestServers.kafka().bootstrapServers(), 50, 0).copy(1);
+        StreamAndCopy run = new StreamAndCopy("uqstream", pg, srcUrl, source, table, tgt, tgt.jdbcUrl(tgtDb), schema, "500ms");
+        run.copy(srcUrl, source, table, 50);
         String acct = targetEngine.equals("postgres") ? "public.acct" : "`" + tgtDb + "`.acct";
-        awaitEqual(source, target, "public.acct", acct, connect, sinkName, 60_000);
+        awaitEqual(source, target, "public.acct", acct, run, 60_000);
         try (Connection c = target.open(); Statement s = c.createStatement()) {
             s.execute("CREATE UNIQUE INDEX acct_handle_unique ON " + acct + " (handle)");
         }
@@ -119,18 +78,17 @@ class UniqueIndexStreamTest {
             }
             c.setAutoCommit(true);
         }
-        awaitEqual(source, target, "public.acct", acct, connect, sinkName, 120_000);
-        connect.deleteConnector(sinkName);
-        connect.deleteConnector(dbzName);
+        awaitEqual(source, target, "public.acct", acct, run, 120_000);
+        run.delete();
     }
 
     private static void awaitEqual(ConnectionFactory source, ConnectionFactory target, String sourceTable, String targetTable,
-                                   EmbeddedConnect connect, String sinkName, long millis) throws Exception {
+                                   StreamAndCopy run, long millis) throws Exception {
         long deadline = System.currentTimeMillis() + millis;
         Map<Integer, String> expected = read(source, sourceTable);
         Map<Integer, String> actual = Map.of();
         while (System.currentTimeMillis() < deadline) {
-            String failure = connect.connectorStatus(sinkName).flatMap(st -> st.failure()).orElse(null);
+            String failure = run.failure();
             assertThat(failure).as("applier failure").isNull();
             try {
                 actual = read(target, targetTable);
