@@ -48,6 +48,7 @@ final class StreamPipeline {
     /** Source column → target column ("" = not written); columns absent keep their name. */
     final Map<String, String> columns;
     final int partitions;
+    private volatile ApplierProgress progress;
     private final ConnectRuntime runtime;
     private final ConnectClient api;
     private final KafkaAccess kafka;
@@ -267,8 +268,14 @@ final class StreamPipeline {
         }
     }
 
+    /** One reader for the run: it remembers that the state tables exist (the live view asks twice a second). */
     private ApplierProgress progress() {
-        return ApplierProgress.of(db.jdbcUrl(), STATE_SCHEMA, name);
+        ApplierProgress p = progress;
+        if (p == null) {
+            p = ApplierProgress.of(db.jdbcUrl(), STATE_SCHEMA, name);
+            progress = p;
+        }
+        return p;
     }
 
     /** The change topic's committed end, per partition. */

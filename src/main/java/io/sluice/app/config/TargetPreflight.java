@@ -31,8 +31,6 @@ import java.util.Set;
 public final class TargetPreflight {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TargetPreflight.class);
 
-    private static final String NO_PRIMARY_KEY = "has no primary key";
-
     private TargetPreflight() {
     }
 
@@ -41,12 +39,10 @@ public final class TargetPreflight {
     }
 
     static List<String> check(SluiceConfig config, Connection target, PlannedTable t) throws SQLException {
-        List<String> problems = new ArrayList<>(shapeDifferences(target, t));
-        if (problems.stream().anyMatch(p -> p.contains(NO_PRIMARY_KEY)) && ApplierProgress.of(target.getMetaData().getURL(),
-                config.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA), config.pipelineName()).keyPending(target, t.source().id())) {
-            // An earlier run's applier created it without its key (applier.key.after.copy) and builds the key after the copy.
-            problems.removeIf(p -> p.contains(NO_PRIMARY_KEY));
-        }
+        // A table an earlier run's applier created without its key (applier.key.after.copy) gets it after the copy.
+        boolean keyPending = ApplierProgress.of(target.getMetaData().getURL(), config.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA),
+                config.pipelineName()).keyPending(target, t.source().id());
+        List<String> problems = new ArrayList<>(shapeDifferences(target, t, keyPending));
         if (config.get(ConfigSchema.TARGET, ConfigSchema.TARGET_EXISTING_ROWS).equals("refuse") && !copyStarted(config, target, t)) {
             long rows = rowEstimate(target, t.target());
             if (rows > 0) {
@@ -106,8 +102,11 @@ public final class TargetPreflight {
         }
     }
 
-    /** Every way the target's columns differ from what the applier writes (the mapped source columns and key). */
-    static List<String> shapeDifferences(Connection target, PlannedTable t) throws SQLException {
+    /**
+     * Every way the target's columns differ from what the applier writes (the mapped source columns and key);
+     * {@code keyPending}: the applier created the table keyless and builds the key after the copy.
+     */
+    static List<String> shapeDifferences(Connection target, PlannedTable t, boolean keyPending) throws SQLException {
         Map<String, TargetColumn> columns = columns(target, t.target());
         String where = "target table " + t.target() + " (for " + t.source().id() + "): ";
         List<String> out = new ArrayList<>();
@@ -135,8 +134,8 @@ public final class TargetPreflight {
         List<String> expected = mapped.keyColumns().stream().map(Column::name).toList();
         if (!key.isEmpty() && !Set.copyOf(key).equals(Set.copyOf(expected))) {
             out.add(where + "primary key is " + key + ", the source's is " + expected + ": the target's key must be the source's");
-        } else if (key.isEmpty()) {
-            out.add(where + NO_PRIMARY_KEY + "; the applier writes by the source's key " + expected + ": add it as the primary key");
+        } else if (key.isEmpty() && !keyPending) {
+            out.add(where + "has no primary key" + "; the applier writes by the source's key " + expected + ": add it as the primary key");
         }
         return out;
     }
