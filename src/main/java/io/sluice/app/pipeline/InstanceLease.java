@@ -115,8 +115,8 @@ public final class InstanceLease implements AutoCloseable {
                     break;
                 } catch (SQLException e) {
                     // PostgreSQL's IF NOT EXISTS is not atomic: two pipelines sharing a target (quickstart) that create
-                    // the schema at once get a unique violation on the catalog; the second try finds it.
-                    if (attempt >= 3 || !"23505".equals(e.getSQLState())) {
+                    // the schema or table at once get a unique violation on the catalog or "already exists"; the second try finds it.
+                    if (attempt >= 3 || !java.util.Set.of("23505", "42710", "42P06", "42P07").contains(e.getSQLState())) {
                         throw e;
                     }
                 }
