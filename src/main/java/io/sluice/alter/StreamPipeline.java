@@ -1,7 +1,5 @@
 package io.sluice.alter;
 
-import io.sluice.postgres.PostgresSlots;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
@@ -9,10 +7,9 @@ import io.sluice.app.pipeline.ConnectorConfigs;
 import io.sluice.app.pipeline.PipelineSpec;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.KafkaLimits;
-import io.sluice.mysql.MariaDbStream;
-import io.sluice.postgres.PostgresStream;
 import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.engine.StreamResources;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
 import org.slf4j.Logger;
@@ -20,7 +17,6 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -94,7 +90,12 @@ final class StreamPipeline {
 
     /** PostgreSQL: the slot and publication Debezium uses ({@code sluice_<pipeline>}). */
     String slot() {
-        return PostgresStream.slotName(name);
+        return resources().slot(name).orElseThrow();
+    }
+
+    /** The source engine's slot, publication and schema history of this pipeline. */
+    private StreamResources resources() {
+        return Dialects.source(db.jdbcUrl()).streamResources();
     }
 
     /** Creates both topics (the applier subscribes to both from its start) and starts the Debezium connector. */
@@ -239,11 +240,8 @@ final class StreamPipeline {
      */
     void halt() throws SQLException, InterruptedException {
         stop();
-        if (db.postgres()) {
-            try (Connection c = db.open(); Statement s = c.createStatement()) {
-                PostgresSlots.drop(c, slot());
-                s.execute("DROP PUBLICATION IF EXISTS " + quote(slot()));
-            }
+        try (Connection c = db.open()) {
+            resources().drop(c, name);
         }
     }
 
@@ -316,21 +314,15 @@ final class StreamPipeline {
      * publication, the applier's state rows, the topics.
      */
     void dropServerState() throws SQLException, InterruptedException {
-        try (Connection c = db.open(); Statement s = c.createStatement()) {
-            if (db.postgres()) {
-                PostgresSlots.drop(c, slot());
-                s.execute("DROP PUBLICATION IF EXISTS " + quote(slot()));
-            }
+        try (Connection c = db.open()) {
+            resources().drop(c, name);
         }
         try (Connection c = db.open()) {
             progress().delete(c);
         }
         List<String> topics = new ArrayList<>(List.of(changeTopic(), copyTopic(), Topics.heartbeatTopic(name),
-                MariaDbStream.schemaHistoryTopic(name), Topics.sanitize(name) + ".message"));
+                Topics.sanitize(name) + ".message"));
+        topics.addAll(resources().internalTopics(name));
         kafka.deleteTopics(topics);
-    }
-
-    private String quote(String identifier) {
-        return Dialects.target(db.jdbcUrl()).quote(identifier);
     }
 }

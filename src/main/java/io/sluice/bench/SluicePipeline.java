@@ -7,10 +7,9 @@ import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.copier.connect.TopicSetup;
-import io.sluice.mysql.MariaDbStream;
-import io.sluice.postgres.PostgresStream;
 import io.sluice.runtime.db.DatabaseServer;
 import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.engine.StreamResources;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.topic.Topics;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -22,7 +21,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -121,12 +119,8 @@ final class SluicePipeline implements AutoCloseable {
             TopicPartition tp = new TopicPartition(topic, 0);
             return env.kafka.admin().listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset() > 0;
         }
-        try (Connection c = source.connect(sourceDb);
-             PreparedStatement ps = c.prepareStatement("SELECT active FROM pg_replication_slots WHERE slot_name = ?")) {
-            ps.setString(1, PostgresStream.slotName(name));
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
+        try (Connection c = source.connect(sourceDb)) {
+            return streamResources().streaming(c, name);
         }
     }
 
@@ -272,7 +266,7 @@ final class SluicePipeline implements AutoCloseable {
         List<String> topics = new ArrayList<>(List.of(changeTopic(), copyTopic()));
         if (mariadb) {
             topics.add(Topics.heartbeatTopic(name));
-            topics.add(MariaDbStream.schemaHistoryTopic(name));
+            topics.addAll(streamResources().internalTopics(name));
         }
         try {
             var existing = env.kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);
@@ -283,22 +277,20 @@ final class SluicePipeline implements AutoCloseable {
         }
     }
 
+    /** The slot and publication (the stream's resources wait for a stopping task to release the slot). */
     private void dropSlot() {
-        String slot = PostgresStream.slotName(name);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try (Connection c = source.connect(sourceDb); Statement s = c.createStatement()) {
-                s.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
-                s.execute("DROP PUBLICATION IF EXISTS " + PostgresStream.publicationName(name));
-                return;
-            } catch (SQLException e) {
-                if (System.nanoTime() > deadline) {
-                    log.warn("Dropping slot {} failed: {}", slot, e.getMessage());
-                    return;
-                }
-                Bench.sleep(500);   // still active: the task is stopping
-            }
+        try (Connection c = source.connect(sourceDb)) {
+            streamResources().drop(c, name);
+        } catch (SQLException e) {
+            log.warn("Dropping the stream resources of {} failed: {}", name, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
+    }
+
+    /** The source engine's slot, publication and schema-history names, and their checks. */
+    StreamResources streamResources() {
+        return Dialects.source(sourceUrl()).streamResources();
     }
 
     static Map<String, String> map(String... kv) {

@@ -182,7 +182,7 @@ final class StreamPhase {
             long t0 = System.nanoTime();
             try (PreparedStatement ps = s.prepareStatement("SELECT confirmed_flush_lsn >= ?::pg_lsn FROM pg_replication_slots WHERE slot_name = ?")) {
                 ps.setString(1, lsn);
-                ps.setString(2, io.sluice.postgres.PostgresStream.slotName(p.name));
+                ps.setString(2, p.streamResources().slot(p.name).orElseThrow());
                 while (true) {
                     try (ResultSet rs = ps.executeQuery()) {
                         if (rs.next() && rs.getBoolean(1)) {

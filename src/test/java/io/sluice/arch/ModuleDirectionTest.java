@@ -71,6 +71,19 @@ class ModuleDirectionTest {
         check(MYSQL, POSTGRES, COPIER, APPLIER, RUNTIME, APP, CLI);
     }
 
+    /**
+     * One place per engine: what differs between engines (stream resources, verify SQL, schema changes) is reached
+     * through the SPI's capability interfaces, found by the dialect lookup (ServiceLoader), so no class outside an
+     * engine module names one of its classes.
+     */
+    @Test
+    void onlyEnginesNameEngineClasses() {
+        noClasses().that().resideOutsideOfPackages(POSTGRES, MYSQL)
+                .should().dependOnClassesThat().resideInAnyPackage(POSTGRES, MYSQL)
+                .because("docs/design/architecture.md: engine knowledge lives in the engine modules, behind the SPI")
+                .check(classes);
+    }
+
     @Test
     void spiKnowsNoModule() {
         check(SPI, COPIER, APPLIER, POSTGRES, MYSQL, RUNTIME, METRICS, APP, CLI);

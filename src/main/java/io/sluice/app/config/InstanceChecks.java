@@ -2,12 +2,11 @@ package io.sluice.app.config;
 
 import io.sluice.app.pipeline.InstanceLease;
 import io.sluice.app.pipeline.InstanceLock;
-import io.sluice.postgres.PostgresStream;
+import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.engine.StreamResources;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,10 +42,11 @@ final class InstanceChecks {
             // unreachable, refused or not a supported URL: the database checks report that, with the key to fix
         }
         String url = config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL);
-        if (url != null && url.startsWith("jdbc:postgresql:")) {
+        StreamResources resources = url == null ? StreamResources.NONE : streamResources(url);
+        if (resources.slot(config.pipelineName()).isPresent()) {
             try (Connection c = ConfigValidator.openJdbc(url, config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER),
                     config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD), config.get(ConfigSchema.SOURCE, ConfigSchema.CONNECT_TIMEOUT))) {
-                slotInUse(c, config.pipelineName()).ifPresent(problems::add);
+                slotInUse(c, resources, config.pipelineName()).ifPresent(problems::add);
             } catch (SQLException e) {
                 // unreachable or refused: the database checks report that, with the key to fix
             }
@@ -54,24 +54,18 @@ final class InstanceChecks {
         return problems;
     }
 
-    /** The slot's holder when a replication connection streams from it now (a walsender of another instance). */
-    static java.util.Optional<String> slotInUse(Connection c, String pipeline) throws SQLException {
-        String slot = PostgresStream.slotName(pipeline);
-        try (PreparedStatement ps = c.prepareStatement("SELECT s.active_pid, a.client_addr::text, a.client_hostname, a.application_name, "
-                + "a.backend_start FROM pg_replication_slots s LEFT JOIN pg_stat_activity a ON a.pid = s.active_pid "
-                + "WHERE s.slot_name = ? AND s.active")) {
-            ps.setString(1, slot);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return java.util.Optional.empty();
-                }
-                String from = rs.getString(3) != null ? rs.getString(3) : rs.getString(2) != null ? rs.getString(2) : "a local socket";
-                String app = rs.getString(4) == null || rs.getString(4).isEmpty() ? "" : ", application '" + rs.getString(4) + "'";
-                String since = rs.getTimestamp(5) == null ? "" : ", since " + rs.getTimestamp(5).toInstant();
-                return java.util.Optional.of("source: pipeline " + pipeline + " is already running elsewhere: its replication slot " + slot
-                        + " is in use by source backend pid " + rs.getLong(1) + " (connected from " + from + app + since + "). Stop that "
-                        + "instance first; a second one would stream nothing. A different pipeline needs another pipeline.name");
-            }
+    /** An unknown URL has nothing to check here: the database checks refuse it, with the key to fix. */
+    private static StreamResources streamResources(String url) {
+        try {
+            return Dialects.source(url).streamResources();
+        } catch (IllegalArgumentException e) {
+            return StreamResources.NONE;
         }
+    }
+
+    /** The slot's holder when a replication connection streams from it now (a walsender of another instance). */
+    static java.util.Optional<String> slotInUse(Connection c, StreamResources resources, String pipeline) throws SQLException {
+        return resources.reader(c, pipeline).map(reader -> "source: pipeline " + pipeline + " is already running elsewhere: its "
+                + reader + ". Stop that instance first; a second one would stream nothing. A different pipeline needs another pipeline.name");
     }
 }

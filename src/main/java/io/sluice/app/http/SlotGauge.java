@@ -2,7 +2,7 @@ package io.sluice.app.http;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.sluice.postgres.PostgresSlots;
+import io.sluice.spi.engine.StreamResources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +14,7 @@ import java.util.Properties;
 
 /**
  * {@code sluice_source_slot_retained_bytes{slot}}: the WAL a PostgreSQL source keeps for the pipeline's slot
- * ({@link PostgresSlots#retainedWalBytes}), so the retained-WAL alert needs no exporter on the source. Read when
+ * ({@link StreamResources#retainedBytes}), so the retained-WAL alert needs no exporter on the source. Read when
  * scraped, at most every {@link #MIN_INTERVAL_MS} (Prometheus and the status page may both ask), on a short-lived
  * connection with short timeouts: a slow source must not stall {@code /metrics}. NaN when unknown (no slot yet,
  * the source unreachable).
@@ -23,13 +23,17 @@ final class SlotGauge {
     private static final Logger log = LoggerFactory.getLogger(SlotGauge.class);
     private static final long MIN_INTERVAL_MS = 10_000;
 
+    private final StreamResources resources;
+    private final String pipeline;
     private final String slot;
     private final String url;
     private final Properties login = new Properties();
     private long readAt;
     private double value = Double.NaN;
 
-    SlotGauge(String slot, String url, String user, String password) {
+    SlotGauge(StreamResources resources, String pipeline, String slot, String url, String user, String password) {
+        this.resources = resources;
+        this.pipeline = pipeline;
         this.slot = slot;
         this.url = url;
         login.setProperty("user", user);
@@ -56,7 +60,7 @@ final class SlotGauge {
         }
         readAt = now;
         try (Connection c = DriverManager.getConnection(url, login)) {
-            OptionalLong bytes = PostgresSlots.retainedWalBytes(c, slot);
+            OptionalLong bytes = resources.retainedBytes(c, pipeline);
             value = bytes.isPresent() ? bytes.getAsLong() : Double.NaN;
         } catch (SQLException e) {
             log.debug("retained WAL of slot {} not readable: {}", slot, e.getMessage());

@@ -17,6 +17,8 @@ import io.sluice.app.progress.ProgressSource;
 import io.sluice.app.progress.TableProgress;
 import io.sluice.app.report.RunHistory;
 import io.sluice.app.report.RunReport;
+import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.engine.StreamResources;
 
 import java.util.List;
 import java.util.Locale;
@@ -73,27 +75,25 @@ public final class SluiceMetrics implements AutoCloseable {
     }
 
     /**
-     * Exports how much WAL the PostgreSQL source keeps for {@code slot} ({@code sluice_source_slot_retained_bytes}),
-     * read on its own connection when scraped. The caller decides that the source is PostgreSQL.
+     * Exports how much log the source keeps for the pipeline's slot ({@code sluice_source_slot_retained_bytes}), read
+     * on its own connection when scraped; nothing for a source without a slot (the binlog).
      */
-    public SluiceMetrics watchSlot(String slot, String url, String user, String password) {
-        new SlotGauge(slot, url, user, password).register(registry);
+    public SluiceMetrics watchSlot(StreamResources resources, String pipeline, String url, String user, String password) {
+        resources.slot(pipeline).ifPresent(slot -> new SlotGauge(resources, pipeline, slot, url, user, password).register(registry));
         return this;
     }
 
     /**
      * The metrics of a pipeline run ({@code sluice replicate}): {@link #SluiceMetrics(String, ProgressSource)}, and
-     * for a PostgreSQL source its slot's retained WAL.
+     * for a source with a replication slot (PostgreSQL) its retained WAL.
      */
     public static SluiceMetrics ofPipeline(io.sluice.app.config.ValidatedPlan plan, ProgressSource source) {
         var cfg = plan.config();
         SluiceMetrics m = new SluiceMetrics(cfg.pipelineName(), source);
         String url = cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_URL);
-        if (url.startsWith("jdbc:postgresql:")) {
-            m.watchSlot(io.sluice.postgres.PostgresStream.slotName(cfg.pipelineName()), url,
-                    cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_USER),
-                    cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_PASSWORD));
-        }
+        m.watchSlot(Dialects.source(url).streamResources(), cfg.pipelineName(), url,
+                cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_USER),
+                cfg.get(io.sluice.app.config.ConfigSchema.SOURCE, io.sluice.app.config.ConfigSchema.SOURCE_PASSWORD));
         return m;
     }
 

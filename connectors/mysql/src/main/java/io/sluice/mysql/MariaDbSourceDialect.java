@@ -492,6 +492,12 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
         return MariaDbStream.eventPosition(source);
     }
 
+    /** Nothing on the server (a binlog reader keeps no slot); the connector's schema history in Kafka. */
+    @Override
+    public io.sluice.spi.engine.StreamResources streamResources() {
+        return MariaDbStream.RESOURCES;
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {

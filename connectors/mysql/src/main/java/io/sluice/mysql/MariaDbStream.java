@@ -5,6 +5,7 @@ import io.sluice.spi.connect.KeyColumns;
 import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.engine.StreamResources;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.position.BinlogEventPosition;
 import io.sluice.spi.position.EventPosition;
@@ -43,6 +44,14 @@ import java.util.zip.CRC32;
 public final class MariaDbStream {
     public static final String MARIADB_CONNECTOR = "io.debezium.connector.mariadb.MariaDbConnector";
     public static final String MYSQL_CONNECTOR = "io.debezium.connector.mysql.MySqlConnector";
+
+    /** What the stream keeps outside its connector: only the schema-history topic (a binlog reader has no slot). */
+    static final StreamResources RESOURCES = new StreamResources() {
+        @Override
+        public List<String> internalTopics(String pipeline) {
+            return List.of(schemaHistoryTopic(pipeline));
+        }
+    };
 
     private MariaDbStream() {
     }

@@ -388,6 +388,11 @@ public class PostgresSourceDialect implements SourceDialect {
         return PostgresStream.eventPosition(source);
     }
 
+    @Override
+    public io.sluice.spi.engine.StreamResources streamResources() {
+        return PostgresStreamResources.INSTANCE;
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {

@@ -1,5 +1,6 @@
 package io.sluice.spi.dialect;
 
+import io.sluice.spi.engine.StreamResources;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.position.EventPosition;
@@ -137,4 +138,14 @@ public interface SourceDialect {
 
     /** The position of a Debezium change event, from its {@code source} block. */
     EventPosition eventPosition(Struct source);
+
+    // ---- engine capabilities ------------------------------------------------------------------------
+
+    /**
+     * What the stream leaves on the source and in Kafka beyond its connectors (slot, publication, schema history):
+     * naming, watching and dropping it. Engines that keep nothing (and test doubles) answer {@link StreamResources#NONE}.
+     */
+    default StreamResources streamResources() {
+        return StreamResources.NONE;
+    }
 }
