@@ -98,13 +98,13 @@ public final class ChecksumChecker {
 
     /** How a pair is compared, or why it cannot be as configured. */
     private Method methodFor(TablePair pair) {
-        boolean hashable = source.engine() == target.engine() && pair.sameColumnTypes();
+        boolean hashable = source.hashFamily().equals(target.hashFamily()) && pair.sameColumnTypes();
         return switch (config.method()) {
             case "rows" -> Method.ROWS;
             case "hash" -> {
                 if (!hashable) {
                     throw new IllegalArgumentException("verify.method is hash, but " + pair.source().id() + " cannot be hashed on both "
-                            + "servers alike (" + source.engine() + " -> " + target.engine() + ", or column types differ)");
+                            + "servers alike (" + source.hashFamily() + " -> " + target.hashFamily() + ", or column types differ)");
                 }
                 yield Method.HASH;
             }
@@ -134,7 +134,7 @@ public final class ChecksumChecker {
         long sum = 0;
         for (TablePair p : tables) {
             try {
-                sum += source.estimateRows(EngineSql.of(source.engine()), p.source());
+                sum += source.estimateRows(p.source());
             } catch (SQLException | RuntimeException e) {
                 // An estimate only sizes the progress bar; without one the display shows rows and rate only.
             }

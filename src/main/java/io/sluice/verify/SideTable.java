@@ -1,5 +1,6 @@
 package io.sluice.verify;
 
+import io.sluice.spi.engine.VerifySql;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 
@@ -19,7 +20,7 @@ import java.util.Map;
  */
 final class SideTable implements AutoCloseable {
     private final Connection connection;
-    private final EngineSql sql;
+    private final VerifySql sql;
     private final TableDef def;
     private final TableDef keyDef;
     private final RowReader reader;
@@ -33,7 +34,7 @@ final class SideTable implements AutoCloseable {
     private final List<String> keyParams = new ArrayList<>();
 
     SideTable(VerifySide side, TableDef def) throws SQLException {
-        this.sql = EngineSql.of(side.engine());
+        this.sql = side.sql();
         this.def = def;
         this.reader = side.reader();
         List<Column> keyCols = def.keyColumns();
@@ -50,7 +51,7 @@ final class SideTable implements AutoCloseable {
         this.keyColumns = String.join(", ", quotedKeys);
         this.qualifiedColumns = "t." + String.join(", t.", quotedColumns);
         this.qualifiedKeys = "t." + String.join(", t.", quotedKeys);
-        this.connection = side.open(sql);
+        this.connection = side.open();
     }
 
     TableDef def() {

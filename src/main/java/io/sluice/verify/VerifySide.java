@@ -2,8 +2,8 @@ package io.sluice.verify;
 
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.Dialects;
-import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.engine.VerifySql;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 
@@ -12,63 +12,46 @@ import java.sql.SQLException;
 import java.util.Objects;
 
 /**
- * One side of a comparison (the source, or the target): how to connect, which engine answers, and how its
- * rows become canonical values. Thread-safe; every table check opens its own connections.
+ * One side of a comparison (the source, or the target): how to connect, the engine's SQL ({@link VerifySql}, from
+ * the source dialect serving the URL), and how its rows become canonical values (that dialect's {@code readRow}, the
+ * pipeline's one JDBC-to-canonical conversion). Thread-safe; every table check opens its own connections.
  */
 public final class VerifySide {
     private final ConnectionFactory connections;
-    private final Engine engine;
-    private final RowReader reader;
     private final SourceDialect dialect;
+    private final VerifySql sql;
+    private final String hashFamily;
 
-    private VerifySide(ConnectionFactory connections, Engine engine, RowReader reader, SourceDialect dialect) {
+    private VerifySide(ConnectionFactory connections, SourceDialect dialect, String hashFamily) {
         this.connections = Objects.requireNonNull(connections, "connections");
-        this.engine = Objects.requireNonNull(engine, "engine");
-        this.reader = Objects.requireNonNull(reader, "reader");
-        this.dialect = dialect;
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.sql = dialect.verifySql();
+        this.hashFamily = Objects.requireNonNull(hashFamily, "hashFamily");
     }
 
-    /**
-     * A side for a JDBC URL: the engine is asked of the server; values are read by the source dialect that
-     * serves the URL (the pipeline's one JDBC-to-canonical conversion), or by the verifier's own reader where
-     * no dialect is on the class path.
-     */
+    /** A side for a JDBC URL; the servers whose hashes compare ({@link VerifySql#hashFamily}) are asked of the server. */
     public static VerifySide of(String jdbcUrl, ConnectionFactory connections) throws SQLException {
-        Engine engine;
+        SourceDialect dialect = Dialects.source(jdbcUrl);
         try (Connection c = connections.open()) {
-            engine = Engine.detect(c);
-        }
-        SourceDialect dialect = findDialect(jdbcUrl);
-        RowReader reader = dialect != null ? dialect::readRow : new CanonicalReader(engine);
-        return new VerifySide(connections, engine, reader, dialect);
-    }
-
-    /** A side whose rows are read by an explicit reader (for callers that already hold a dialect). */
-    public static VerifySide of(ConnectionFactory connections, Engine engine, RowReader reader) {
-        return new VerifySide(connections, engine, reader, null);
-    }
-
-    private static SourceDialect findDialect(String jdbcUrl) {
-        try {
-            return Dialects.source(jdbcUrl);
-        } catch (IllegalArgumentException | java.util.ServiceConfigurationError e) {
-            return null;
+            return new VerifySide(connections, dialect, dialect.verifySql().hashFamily(c));
         }
     }
 
-    public Engine engine() {
-        return engine;
+    /** The servers whose row hashes compare with this side's: hashes are compared only within one. */
+    public String hashFamily() {
+        return hashFamily;
+    }
+
+    VerifySql sql() {
+        return sql;
     }
 
     RowReader reader() {
-        return reader;
+        return dialect::readRow;
     }
 
     /** Describes a table with the engine's source dialect (the same plan the copier makes). */
     public TableDef describe(TableId table) throws SQLException {
-        if (dialect == null) {
-            throw new PlanException("no dialect on the class path describes " + engine + " tables (needed for " + table + ")");
-        }
         try (Connection c = connections.open()) {
             return dialect.describe(c, table);
         }
@@ -78,7 +61,7 @@ public final class VerifySide {
      * A connection for one table check, in auto-commit: every statement the verifier sends is its own short
      * transaction, so no snapshot is held across chunks.
      */
-    Connection open(EngineSql sql) throws SQLException {
+    Connection open() throws SQLException {
         Connection c = connections.open();
         try {
             c.setAutoCommit(true);
@@ -90,9 +73,9 @@ public final class VerifySide {
         }
     }
 
-    long estimateRows(EngineSql sql, TableDef table) throws SQLException {
+    long estimateRows(TableDef table) throws SQLException {
         try (Connection c = connections.open()) {
-            return dialect != null ? Math.max(0, dialect.estimateRows(c, table)) : sql.estimateRows(c, table.id());
+            return Math.max(0, dialect.estimateRows(c, table));
         }
     }
 }

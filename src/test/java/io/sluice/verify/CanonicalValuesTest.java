@@ -1,5 +1,6 @@
 package io.sluice.verify;
 
+import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.model.ValueKind;
 import org.junit.jupiter.api.Test;
 
@@ -96,10 +97,10 @@ class CanonicalValuesTest {
 
     @Test
     void identifiersAreQuotedSoAnyNameIsOnlyAName() {
-        assertThat(EngineSql.of(Engine.POSTGRES).quote("a\"b`c")).isEqualTo("\"a\"\"b`c\"");
-        assertThat(EngineSql.of(Engine.MARIADB).quote("a\"b`c")).isEqualTo("`a\"b``c`");
+        assertThat(Dialects.source("jdbc:postgresql://localhost/db").verifySql().quote("a\"b`c")).isEqualTo("\"a\"\"b`c\"");
+        assertThat(Dialects.source("jdbc:mariadb://localhost/db").verifySql().quote("a\"b`c")).isEqualTo("`a\"b``c`");
         ArrayList<Integer> binds = new ArrayList<>();
-        assertThat(EngineSql.of(Engine.MARIADB).keyAfter(java.util.List.of("`a`", "`b`"), java.util.List.of("?", "?"), binds))
+        assertThat(Dialects.source("jdbc:mariadb://localhost/db").verifySql().keyAfter(java.util.List.of("`a`", "`b`"), java.util.List.of("?", "?"), binds))
                 .isEqualTo("`a` >= ? AND ((`a` > ?) OR (`a` = ? AND `b` > ?))");
         assertThat(binds).containsExactly(0, 0, 0, 1);
     }

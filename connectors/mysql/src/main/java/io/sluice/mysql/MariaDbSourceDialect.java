@@ -498,6 +498,11 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
         return MariaDbStream.RESOURCES;
     }
 
+    @Override
+    public io.sluice.spi.engine.VerifySql verifySql() {
+        return MariaDbVerifySql.INSTANCE;
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {

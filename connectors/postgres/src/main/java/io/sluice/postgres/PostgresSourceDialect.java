@@ -393,6 +393,11 @@ public class PostgresSourceDialect implements SourceDialect {
         return PostgresStreamResources.INSTANCE;
     }
 
+    @Override
+    public io.sluice.spi.engine.VerifySql verifySql() {
+        return PgVerifySql.INSTANCE;
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {

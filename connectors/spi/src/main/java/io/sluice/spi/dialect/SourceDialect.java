@@ -1,6 +1,7 @@
 package io.sluice.spi.dialect;
 
 import io.sluice.spi.engine.StreamResources;
+import io.sluice.spi.engine.VerifySql;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.position.EventPosition;
@@ -147,5 +148,10 @@ public interface SourceDialect {
      */
     default StreamResources streamResources() {
         return StreamResources.NONE;
+    }
+
+    /** The verifier's SQL on this engine (hashes, keyset predicates, session settings). */
+    default VerifySql verifySql() {
+        throw new UnsupportedOperationException("sluice verify does not support " + name() + " databases");
     }
 }
