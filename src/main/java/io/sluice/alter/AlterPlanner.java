@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
@@ -25,7 +26,7 @@ final class AlterPlanner {
     private AlterPlanner() {
     }
 
-    static AlterPlan plan(Database db, AlterOptions o, SchemaOps ops) throws SQLException {
+    static AlterPlan plan(Database db, AlterOptions o, SchemaChange ops) throws SQLException {
         TableId t = o.table();
         ShadowNames names = ShadowNames.of(t);
         SourceDialect dialect = Dialects.source(db.jdbcUrl());
@@ -134,7 +135,7 @@ final class AlterPlanner {
         return out;
     }
 
-    private static AlterPlan shape(Connection c, AlterOptions o, SchemaOps ops, SourceDialect dialect, ShadowNames names, TableDef source)
+    private static AlterPlan shape(Connection c, AlterOptions o, SchemaChange ops, SourceDialect dialect, ShadowNames names, TableDef source)
             throws SQLException {
         Map<String, Integer> idsBefore = ops.columnIds(c, names.shadow());
         List<String> parts = clauses(o.alterClause());

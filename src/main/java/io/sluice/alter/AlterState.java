@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.model.TableId;
 
 import java.sql.Connection;
@@ -33,8 +34,8 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
                   String identityAlways, String change) {
     static final String TABLE = "sluice_alter";
 
-    static void ensure(Connection c, SchemaOps ops) throws SQLException {
-        ops.ensureStateSchema(c);
+    static void ensure(Connection c, SchemaChange ops) throws SQLException {
+        ops.ensureStateSchema(c, StreamPipeline.STATE_SCHEMA);
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + name(ops) + " (tbl VARCHAR(400) NOT NULL PRIMARY KEY, run_id VARCHAR(64) NOT NULL, "
                     + "phase VARCHAR(32) NOT NULL, forward_pipeline VARCHAR(200) NOT NULL, reverse_pipeline VARCHAR(200) NOT NULL, "
@@ -57,7 +58,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
         return sb.toString();
     }
 
-    static Optional<AlterState> load(Connection c, SchemaOps ops, TableId table) throws SQLException {
+    static Optional<AlterState> load(Connection c, SchemaChange ops, TableId table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT run_id, phase, forward_pipeline, reverse_pipeline, revert_position, reverse_mapping, identity_always, alter_change FROM "
                 + name(ops) + " WHERE tbl = ?")) {
             ps.setString(1, table.toString());
@@ -72,7 +73,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
     }
 
     /** Replaces the table's row (portable: delete and insert; the caller decides the transaction). */
-    void save(Connection c, SchemaOps ops) throws SQLException {
+    void save(Connection c, SchemaChange ops) throws SQLException {
         delete(c, ops, table);
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + name(ops) + " (tbl, run_id, phase, forward_pipeline, reverse_pipeline, "
                 + "revert_position, reverse_mapping, identity_always, updated_ms, alter_change) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
@@ -90,7 +91,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
         }
     }
 
-    static void delete(Connection c, SchemaOps ops, TableId table) throws SQLException {
+    static void delete(Connection c, SchemaChange ops, TableId table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + name(ops) + " WHERE tbl = ?")) {
             ps.setString(1, table.toString());
             ps.executeUpdate();
@@ -126,7 +127,7 @@ record AlterState(TableId table, String runId, String phase, String forward, Str
         return m;
     }
 
-    private static String name(SchemaOps ops) {
+    private static String name(SchemaChange ops) {
         return ops.quote(StreamPipeline.STATE_SCHEMA) + "." + ops.quote(TABLE);
     }
 

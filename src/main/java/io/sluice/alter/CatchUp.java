@@ -1,12 +1,13 @@
 package io.sluice.alter;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.spi.engine.CutOver;
+import io.sluice.spi.engine.LogPosition;
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.position.BinlogSnapshot;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -16,8 +17,8 @@ import java.util.Optional;
  * cut-over asks while it holds the table lock, and the lag probe asks without it.
  *
  * <ol>
- *   <li>Read the log position {@code P} (PostgreSQL {@code pg_current_wal_insert_lsn()}, MariaDB/MySQL {@code SHOW MASTER STATUS} or
- *       {@code SHOW BINARY LOG STATUS}, see {@link Binlog}).
+ *   <li>Read the log position {@code P} ({@link SchemaChange#logEnd}: PostgreSQL {@code pg_current_wal_insert_lsn()},
+ *       MariaDB/MySQL {@code SHOW MASTER STATUS} or {@code SHOW BINARY LOG STATUS}).
  *       Under the table lock, every change of the table is before {@code P}.</li>
  *   <li>Make the log move past {@code P} (a non-transactional logical message; a write to a table outside the
  *       capture on MariaDB), so Debezium has an event after {@code P} to process even when the database is idle.</li>
@@ -27,65 +28,33 @@ import java.util.Optional;
  *       no committed record of the change topic unapplied.</li>
  * </ol>
  */
-final class CatchUp {
+final class CatchUp implements CutOver.CatchUp {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(CatchUp.class);
     private final StreamPipeline pipeline;
+    private final SchemaChange ops;
 
     CatchUp(StreamPipeline pipeline) {
         this.pipeline = pipeline;
+        this.ops = SchemaOps.of(pipeline.db);
     }
 
-    /** A log position: PostgreSQL LSN (file null) or MariaDB binlog file and position. */
-    record Position(String file, long pos) {
-        boolean reachedBy(JsonNode offset) {
-            if (file == null) {
-                return Math.max(offset.path("lsn").asLong(0), offset.path("lsn_commit").asLong(0)) >= pos;
-            }
-            String f = offset.path("file").asText("");
-            return !f.isEmpty() && BinlogSnapshot.compare(f, offset.path("pos").asLong(0), file, pos) >= 0;
+    /** Whether Debezium's committed source offset lies at or after {@code p} (an LSN, or a binlog file and position). */
+    static boolean reachedBy(LogPosition p, JsonNode offset) {
+        if (p.file() == null) {
+            return Math.max(offset.path("lsn").asLong(0), offset.path("lsn_commit").asLong(0)) >= p.pos();
         }
-
-        @Override
-        public String toString() {
-            return file == null ? "LSN " + Long.toHexString(pos >>> 32).toUpperCase() + "/" + Long.toHexString(pos & 0xFFFFFFFFL).toUpperCase()
-                    : file + ":" + pos;
-        }
+        String f = offset.path("file").asText("");
+        return !f.isEmpty() && BinlogSnapshot.compare(f, offset.path("pos").asLong(0), p.file(), p.pos()) >= 0;
     }
 
-    /**
-     * The current end of the log, read on {@code c} (under the caller's lock, when it holds one). PostgreSQL: the
-     * insert position, not {@code pg_current_wal_lsn()} (the write position), which trails commits made with
-     * {@code synchronous_commit = off}: a catch-up to it once let the newest committed changes through unapplied.
-     * MySQL writes a transaction to the binlog before its commit is visible; under the cut-over's table lock every
-     * transaction on the table has completed its commit, so nothing of the table lies before {@code P} unseen.
-     */
-    static Position position(Connection c, boolean postgres) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            if (postgres) {
-                try (ResultSet rs = s.executeQuery("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")) {
-                    rs.next();
-                    return new Position(null, rs.getLong(1));
-                }
-            }
-        }
-        BinlogSnapshot end = Binlog.status(c);
-        return new Position(end.file(), end.pos());
-    }
-
-    /**
-     * Writes something to the log after every change so far, on a connection of its own: PostgreSQL a
-     * non-transactional logical message (decoded at once, even from inside a transaction); MariaDB a row in the
-     * state schema's beat table (outside the capture; it only moves the binlog and Debezium's offset on).
-     */
+    /** Writes something to the log after every change so far, on a connection of its own ({@link SchemaChange#nudge}). */
     static void nudge(Database db) throws SQLException {
-        try (Connection c = db.open(); Statement s = c.createStatement()) {
-            if (db.postgres()) {
-                s.execute("SELECT pg_logical_emit_message(false, 'sluice-alter', '')");
-            } else {
-                String t = "`" + StreamPipeline.STATE_SCHEMA + "`.`sluice_alter_beat`";
-                s.execute("CREATE TABLE IF NOT EXISTS " + t + " (id int PRIMARY KEY, at bigint NOT NULL) ENGINE=InnoDB");
-                s.execute("REPLACE INTO " + t + " VALUES (1, " + System.currentTimeMillis() + ")");
-            }
+        nudge(db, SchemaOps.of(db));
+    }
+
+    private static void nudge(Database db, SchemaChange ops) throws SQLException {
+        try (Connection c = db.open()) {
+            ops.nudge(c, StreamPipeline.STATE_SCHEMA);
         }
     }
 
@@ -93,7 +62,8 @@ final class CatchUp {
      * Waits until every change before {@code p} is applied, or {@code deadlineNanos} passes (then false). Nudges the
      * log now and every ~200 ms, so an idle database still moves Debezium's offset.
      */
-    boolean await(Position p, long deadlineNanos) throws SQLException, InterruptedException {
+    @Override
+    public boolean await(LogPosition p, long deadlineNanos) throws SQLException, InterruptedException {
         long nextNudge = 0;
         while (true) {
             long now = System.nanoTime();
@@ -101,11 +71,11 @@ final class CatchUp {
                 return false;
             }
             if (now >= nextNudge) {
-                nudge(pipeline.db);
+                nudge(pipeline.db, ops);
                 nextNudge = now + 200_000_000L;
             }
             Optional<JsonNode> offset = pipeline.debeziumOffset();
-            if (offset.isPresent() && p.reachedBy(offset.get())) {
+            if (offset.isPresent() && reachedBy(p, offset.get())) {
                 log.debug("catch-up {}: debezium offset {}", p, offset.get());
                 break;
             }
@@ -133,9 +103,9 @@ final class CatchUp {
      */
     Optional<Duration> measure(Duration limit) throws SQLException, InterruptedException {
         long start = System.nanoTime();
-        Position p;
+        LogPosition p;
         try (Connection c = pipeline.db.open()) {
-            p = position(c, pipeline.db.postgres());
+            p = ops.logEnd(c);
         }
         if (!await(p, start + limit.toNanos())) {
             return Optional.empty();

@@ -23,17 +23,9 @@ public record Database(String jdbcUrl, String user, String password) implements 
         password = password == null ? "" : password;
     }
 
-    /** PostgreSQL (one transaction cut-over) or the MariaDB/MySQL family (sentry cut-over). */
+    /** Whether the table lives in PostgreSQL (for tests' set-up; the alter asks the engine's {@code SchemaChange}). */
     public boolean postgres() {
         return jdbcUrl.startsWith("jdbc:postgresql:");
-    }
-
-    /**
-     * MySQL 8+ ({@code jdbc:mysql:}), as opposed to MariaDB: same sentry cut-over, but its own binlog status
-     * statement, GTID format and catalog columns (see {@link Binlog}, {@link MariaDbSchema}).
-     */
-    public boolean mysql() {
-        return jdbcUrl.startsWith("jdbc:mysql:");
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.CutOver;
+import io.sluice.spi.engine.LogPosition;
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.app.progress.PhaseTracker;
 import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
@@ -62,7 +65,7 @@ public final class OnlineAlter {
     private final Database db;
     private final ConnectRuntime runtime;
     private final AlterOptions options;
-    private final SchemaOps ops;
+    private final SchemaChange ops;
     private final CompletableFuture<Void> go = new CompletableFuture<>();
     private final PhaseTracker<Phase> phases;
     private volatile int cutOverAttempts;
@@ -193,9 +196,9 @@ public final class OnlineAlter {
             // While chunks of different snapshots and the events between them are still being merged, the shadow holds
             // states the source never had, a unique value in two rows among them. Once every change committed now is
             // applied, the shadow is the source at one log position (merge.md, "Unique secondary indexes").
-            CatchUp.Position now;
+            LogPosition now;
             try (Connection c = db.open()) {
-                now = CatchUp.position(c, db.postgres());
+                now = ops.logEnd(c);
             }
             if (!catchUp.await(now, deadline)) {
                 throw new AlterException(AlterException.Kind.FAILED, "the shadow did not catch up with " + plan.source().id()
@@ -231,7 +234,7 @@ public final class OnlineAlter {
         forward.halt();
         try (Connection c = db.open()) {
             ops.dropView(c, plan.names().check());
-            if (!db.postgres()) {
+            if (!ops.transactionalSwitch()) {
                 sw.state.withPhase("cut-over").save(c, ops);
             }
         }
@@ -248,7 +251,7 @@ public final class OnlineAlter {
 
     /** The cut-over's attempts with doubling back-off; fails clearly after the last. */
     private CutOver.Attempt attempts(CutOver.Swap swap, CatchUp catchUp, Switch sw) throws SQLException, InterruptedException {
-        return CutOver.of(db, ops).retrying(swap, options.lockBound(), options.cutOverAttempts(), options.retryBackoff(), catchUp, sw,
+        return CutOverRetries.retrying(ops.cutOver(db), swap, options.lockBound(), options.cutOverAttempts(), options.retryBackoff(), catchUp, sw,
                 (i, a) -> {
                     sw.maxBlocked = sw.maxBlocked.compareTo(a.blocked()) < 0 ? a.blocked() : sw.maxBlocked;
                     cutOverAttempts = i;
@@ -304,10 +307,10 @@ public final class OnlineAlter {
         }
 
         @Override
-        public void beforeSwitch(Connection session, CatchUp.Position p) throws SQLException {
-            String position = options.revertWindow() ? Revert.position(session, p, db) : "";
+        public void beforeSwitch(Connection session, LogPosition p) throws SQLException {
+            String position = options.revertWindow() ? Revert.position(session, p, ops) : "";
             oldAlways = ops.identityAlways(session, options.table());
-            state = state.withPhase(db.postgres() ? "cut-over" : "switching").withRevert(position, reverseMapping)
+            state = state.withPhase(ops.transactionalSwitch() ? "cut-over" : "switching").withRevert(position, reverseMapping)
                     .withIdentityAlways(oldAlways);
             state.save(session, ops);
         }
@@ -371,7 +374,7 @@ public final class OnlineAlter {
     private Optional<AlterState> finishOrClean(ShadowNames names, ConnectClient api, KafkaAccess kafka) throws SQLException, InterruptedException {
         Optional<AlterState> st;
         try (Connection c = db.open()) {
-            ops.settle(c, names);
+            SchemaOps.settle(c, ops, names);
             st = AlterState.load(c, ops, names.table());
             if (ops.exists(c, names.old())) {
                 boolean window = st.isPresent() && !st.get().revertPosition().isEmpty();
@@ -434,7 +437,7 @@ public final class OnlineAlter {
 
     private boolean tableSwitched(ShadowNames names) throws SQLException {
         try (Connection c = db.open()) {
-            ops.settle(c, names);   // a MariaDB switch whose last rename did not happen still counts as switched
+            SchemaOps.settle(c, ops, names);   // a MariaDB switch whose last rename did not happen still counts as switched
             return ops.exists(c, names.old()) && !ops.isSentry(c, names.old());
         }
     }

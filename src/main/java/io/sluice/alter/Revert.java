@@ -1,11 +1,13 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.CutOver;
+import io.sluice.spi.engine.LogPosition;
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.codec.CopyMessage;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.position.BinlogSnapshot;
-import io.sluice.spi.position.PgSnapshot;
 import io.sluice.spi.position.SnapshotPosition;
 
 import io.sluice.spi.model.TableId;
@@ -13,9 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ import java.util.Map;
  *       switch, its offset set to {@code P}, then started ({@code snapshot.mode=recovery} rebuilds its schema
  *       history from the new T): it reads exactly the changes from the switch on. Starting it before the switch
  *       would stream the old table's rows under the same name, with the old columns. Debezium resumes a GTID server
- *       from the offset's {@code gtids}, in the server's own format ({@link Binlog#at}).</li>
+ *       from the offset's {@code gtids}, in the server's own format (the engine's {@code SchemaChange.snapshotAt}).</li>
  * </ul>
  */
 public final class Revert {
@@ -55,14 +55,14 @@ public final class Revert {
      * {@code _T_new}, without a stream, until {@link #cleanup}.
      */
     public static void revert(Database db, ConnectRuntime runtime, AlterOptions o) throws SQLException, InterruptedException {
-        SchemaOps ops = SchemaOps.of(db);
+        SchemaChange ops = SchemaOps.of(db);
         ShadowNames names = ShadowNames.of(o.table());
         try (KafkaAccess kafka = new KafkaAccess(runtime.bootstrapServers())) {
             ConnectClient api = runtime.connect();
             AlterState st;
             try (Connection c = db.open()) {
                 AlterState.ensure(c, ops);
-                ops.settle(c, names);
+                SchemaOps.settle(c, ops, names);
                 st = AlterState.load(c, ops, o.table()).orElse(null);
                 boolean old = ops.exists(c, names.old()) && !ops.isSentry(c, names.old());
                 if (st == null || !old || st.revertPosition().isEmpty()) {
@@ -78,10 +78,10 @@ public final class Revert {
             AlterState done = st.withPhase("reverted");
             CutOver.Hooks hooks = new CutOver.Hooks() {
                 @Override
-                public void beforeSwitch(Connection session, CatchUp.Position p) throws SQLException {
+                public void beforeSwitch(Connection session, LogPosition p) throws SQLException {
                     // PostgreSQL: in the switch's transaction. MariaDB: before a RENAME that may still fail; the tables
                     // decide, and "reverting" with _T_old still present reads as "not reverted".
-                    (db.postgres() ? done : st.withPhase("reverting")).save(session, ops);
+                    (ops.transactionalSwitch() ? done : st.withPhase("reverting")).save(session, ops);
                 }
 
                 @Override
@@ -90,7 +90,7 @@ public final class Revert {
                 }
             };
             CutOver.Swap swap = new CutOver.Swap(o.table(), names.old(), names.shadow());
-            CutOver.of(db, ops).retrying(swap, o.lockBound(), o.cutOverAttempts(), o.retryBackoff(), new CatchUp(reverse), hooks,
+            CutOverRetries.retrying(ops.cutOver(db), swap, o.lockBound(), o.cutOverAttempts(), o.retryBackoff(), new CatchUp(reverse), hooks,
                     (i, a) -> log.info("revert attempt {} of {}: {} ({}; application blocked at most {} ms)", i, o.table(), a.result(),
                             a.detail(), a.blocked().toMillis()));
             reverse.halt();
@@ -105,14 +105,14 @@ public final class Revert {
      * altered copy {@code _T_new}; before a cut-over, removes the shadow and the streams (the table is unchanged).
      */
     public static void cleanup(Database db, ConnectRuntime runtime, TableId table) throws SQLException, InterruptedException {
-        SchemaOps ops = SchemaOps.of(db);
+        SchemaChange ops = SchemaOps.of(db);
         ShadowNames names = ShadowNames.of(table);
         try (KafkaAccess kafka = new KafkaAccess(runtime.bootstrapServers())) {
             ConnectClient api = runtime.connect();
             AlterState st;
             try (Connection c = db.open()) {
                 AlterState.ensure(c, ops);
-                ops.settle(c, names);
+                SchemaOps.settle(c, ops, names);
                 st = AlterState.load(c, ops, table).orElse(null);
                 if (ops.exists(c, names.old()) && (ops.isSentry(c, names.old()) || st == null || !"reverted".equals(st.phase()))) {
                     // After a cut-over the old table goes; a sentry is only a leftover of an attempt.
@@ -125,7 +125,7 @@ public final class Revert {
     }
 
     /** Stops and removes a run's streams, the shadow and the check view, and its state row; the table stays. */
-    static void dropRun(Database db, SchemaOps ops, AlterState st, ShadowNames names, ConnectClient api, KafkaAccess kafka)
+    static void dropRun(Database db, SchemaChange ops, AlterState st, ShadowNames names, ConnectClient api, KafkaAccess kafka)
             throws SQLException, InterruptedException {
         dropPipelines(db, st, names, api, kafka);
         try (Connection c = db.open()) {
@@ -160,13 +160,12 @@ public final class Revert {
     }
 
     /** PostgreSQL, before the cut-over: the publication on the shadow and the running reverse Debezium connector. */
-    static void prepare(StreamPipeline reverse, ShadowNames names, SchemaOps ops, Duration heartbeat) throws SQLException, InterruptedException {
-        if (!reverse.db.postgres()) {
+    static void prepare(StreamPipeline reverse, ShadowNames names, SchemaChange ops, Duration heartbeat) throws SQLException, InterruptedException {
+        if (!reverse.keepsPosition()) {
             return;
         }
-        try (Connection c = reverse.db.open(); Statement s = c.createStatement()) {
-            s.execute("DROP PUBLICATION IF EXISTS " + ops.quote(reverse.slot()));
-            s.execute("CREATE PUBLICATION " + ops.quote(reverse.slot()) + " FOR TABLE " + ops.qualified(names.shadow()));
+        try (Connection c = reverse.db.open()) {
+            ops.publish(c, reverse.publication(), names.shadow());
         }
         reverse.debezium("publication.autocreate.mode", "disabled");
         reverse.startStream(heartbeat);
@@ -186,21 +185,14 @@ public final class Revert {
      * The reverse chunk's snapshot, read while the cut-over's lock keeps the table still (on the locking session,
      * or, MariaDB/MySQL, a session of the cut-over while its lock is held).
      */
-    static String position(Connection locked, CatchUp.Position p, Database db) throws SQLException {
-        if (!db.postgres()) {
-            // Debezium resumes a GTID server from the GTID set, not the file position: the set at P (see Binlog).
-            return Binlog.at(locked, p.file(), p.pos(), db.mysql()).encode();
-        }
-        try (Statement s = locked.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text")) {
-            rs.next();
-            return PgSnapshot.parse(rs.getString(1)).encode();
-        }
+    static String position(Connection locked, LogPosition p, SchemaChange ops) throws SQLException {
+        return ops.snapshotAt(locked, p);
     }
 
     /** After the switch: the reverse stream's Debezium connector (MariaDB), its single chunk, and its applier. */
     static void start(StreamPipeline reverse, String position, Duration heartbeat) throws SQLException, InterruptedException {
         SnapshotPosition snapshot = SnapshotPosition.decode(position);
-        if (!reverse.db.postgres() && reverse.debeziumOffset().isEmpty()) {
+        if (!reverse.keepsPosition() && reverse.debeziumOffset().isEmpty()) {
             BinlogSnapshot at = (BinlogSnapshot) snapshot;
             reverse.debezium("snapshot.mode", "recovery").debezium("snapshot.locking.mode", "none");
             Map<String, Object> offset = new java.util.LinkedHashMap<>(Map.of("file", at.file(), "pos", at.pos()));
@@ -208,7 +200,7 @@ public final class Revert {
                 offset.put("gtids", at.gtid());
             }
             reverse.startStreamAt(heartbeat, offset);
-        } else if (reverse.db.postgres()) {
+        } else if (reverse.keepsPosition()) {
             reverse.debezium("publication.autocreate.mode", "disabled");
             reverse.startStream(heartbeat);   // idempotent: same config
         }

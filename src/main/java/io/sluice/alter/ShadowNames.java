@@ -8,8 +8,8 @@ import java.util.zip.CRC32;
 
 /**
  * The names an alter of table {@code T} uses: the shadow {@code _T_new}, the old table {@code _T_old} after
- * cut-over (also the MariaDB sentry's name while the cut-over waits), and the verification view {@code _T_chk}.
- * Names are deterministic, so a second run finds what a first one left behind.
+ * cut-over, and the verification view {@code _T_chk} (the MariaDB sentry's name is the engine's,
+ * {@code SchemaChange.sentry}). Names are deterministic, so a second run finds what a first one left behind.
  *
  * <p>PostgreSQL cuts identifiers at 63 bytes and MariaDB refuses more than 64 characters; when {@code _T_new}
  * would not fit, the table's name is shortened and a hash of the full name is added, so two long names that share
@@ -42,17 +42,6 @@ public record ShadowNames(TableId table, TableId shadow, TableId old, TableId ch
             i += Character.charCount(cp);
         }
         return "_" + prefix + "_" + hash + "_" + suffix;
-    }
-
-    /**
-     * MariaDB: the name the live table is renamed to by the cut-over's RENAME (and the sentry's name), before its
-     * final rename to {@code retired}. It must sort after the table's own name: the RENAME takes its metadata locks
-     * in name order, and it must be waiting on the table itself (not on the sentry) when the lock goes, or writers
-     * queued on the table could slip in before it (seen: a write acknowledged at the switch, lost). {@code ~} sorts
-     * after every ASCII letter, digit, {@code _} and {@code $}.
-     */
-    static TableId swap(TableId live, TableId retired) {
-        return new TableId(live.schema(), "~sluice_" + hash(live.table() + "/" + retired.table()));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -44,7 +45,7 @@ final class ShadowVerify {
     }
 
     /** Empty when the table was not quiet and caught up within the bound (then retry); else the result. */
-    static Optional<VerifyResult> verify(Database db, SchemaOps ops, AlterPlan plan, CatchUp catchUp, Duration bound, VerifyConfig config)
+    static Optional<VerifyResult> verify(Database db, SchemaChange ops, AlterPlan plan, CatchUp catchUp, Duration bound, VerifyConfig config)
             throws SQLException, InterruptedException {
         TablePair pair = pair(db, ops, plan);
         try (Connection snapshot = db.open()) {
@@ -67,59 +68,27 @@ final class ShadowVerify {
      * Locks writes out of the table (bounded), waits for the shadow, begins the snapshot on {@code snapshot}, and
      * unlocks. False (nothing held) when the lock or the catch-up did not fit in {@code bound}.
      */
-    private static boolean snapshotAtEquality(Database db, SchemaOps ops, TableId t, CatchUp catchUp, Duration bound, Connection snapshot)
+    private static boolean snapshotAtEquality(Database db, SchemaChange ops, TableId t, CatchUp catchUp, Duration bound, Connection snapshot)
             throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + bound.toNanos();
-        try (Connection lock = db.open(); Statement s = lock.createStatement()) {
-            if (db.postgres()) {
-                lock.setAutoCommit(false);
-                s.execute("SET LOCAL lock_timeout = '" + Math.max(1, bound.toMillis()) + "ms'");
-                try {
-                    s.execute("LOCK TABLE " + ops.qualified(t) + " IN SHARE MODE");
-                } catch (SQLException e) {
-                    lock.rollback();
-                    if ("55P03".equals(e.getSQLState())) {
-                        return false;
-                    }
-                    throw e;
-                }
-            } else {
-                s.execute("SET SESSION lock_wait_timeout = " + Math.max(1, (bound.toMillis() + 999) / 1000));
-                try {
-                    s.execute("LOCK TABLES " + ops.qualified(t) + " READ");
-                } catch (SQLException e) {
-                    if (e.getErrorCode() == 1205) {
-                        return false;
-                    }
-                    throw e;
-                }
+        try (Connection lock = db.open()) {
+            if (!ops.lockWrites(lock, t, bound)) {
+                return false;
             }
             try {
-                if (!catchUp.await(CatchUp.position(lock, db.postgres()), deadline)) {
+                if (!catchUp.await(ops.logEnd(lock), deadline)) {
                     return false;
                 }
-                snapshot.setAutoCommit(false);
-                try (Statement v = snapshot.createStatement()) {
-                    if (db.postgres()) {
-                        v.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-                        v.execute("SELECT 1");   // the snapshot is taken at the first statement
-                    } else {
-                        v.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
-                    }
-                }
+                ops.beginSnapshot(snapshot);
                 return true;
             } finally {
-                if (db.postgres()) {
-                    lock.rollback();
-                } else {
-                    s.execute("UNLOCK TABLES");
-                }
+                ops.unlock(lock);
             }
         }
     }
 
     /** Source columns the shadow receives, under their source names; a view renames them back when the ALTER renamed any. */
-    private static TablePair pair(Database db, SchemaOps ops, AlterPlan plan) throws SQLException {
+    private static TablePair pair(Database db, SchemaChange ops, AlterPlan plan) throws SQLException {
         TableDef source = plan.source();
         List<Column> compared = new ArrayList<>();
         List<Column> target = new ArrayList<>();

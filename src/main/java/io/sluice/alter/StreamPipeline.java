@@ -93,6 +93,19 @@ final class StreamPipeline {
         return resources().slot(name).orElseThrow();
     }
 
+    /** The publication naming the captured tables, where the engine has one (PostgreSQL). */
+    String publication() {
+        return resources().publication(name).orElseThrow();
+    }
+
+    /**
+     * Whether the source keeps this stream's position itself (a PostgreSQL slot): a reverse stream then starts before
+     * the switch and holds every change from it. Otherwise (the binlog) it starts after, at the position stored at the switch.
+     */
+    boolean keepsPosition() {
+        return resources().slot(name).isPresent();
+    }
+
     /** The source engine's slot, publication and schema history of this pipeline. */
     private StreamResources resources() {
         return Dialects.source(db.jdbcUrl()).streamResources();

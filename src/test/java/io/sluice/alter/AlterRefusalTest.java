@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.model.TableId;
 import io.sluice.testkit.PostgresServer;
 import io.sluice.testkit.TestServers;
@@ -205,7 +206,7 @@ class AlterRefusalTest {
         assertThat(refusal(db, alter("required", "DROP COLUMN req")).getMessage()).contains("[req]").contains("NOT NULL without a default")
                 .contains("--no-revert-window");
         assertNothingLeft(db, t);
-        SchemaOps ops = SchemaOps.of(db);
+        SchemaChange ops = SchemaOps.of(db);
         for (AlterOptions o : List.of(alter("required", "DROP COLUMN opt"), alter("required", "DROP COLUMN req").withRevertWindow(false))) {
             AlterPlan plan = AlterPlanner.plan(db, o, ops);
             try (Connection c = db.open()) {
@@ -216,7 +217,7 @@ class AlterRefusalTest {
     }
 
     private static void assertNothingLeft(Database d, TableId t) throws SQLException {
-        SchemaOps ops = SchemaOps.of(d);
+        SchemaChange ops = SchemaOps.of(d);
         ShadowNames names = ShadowNames.of(t);
         try (Connection c = d.open()) {
             assertThat(ops.exists(c, names.shadow())).as(names.shadow() + " left behind").isFalse();

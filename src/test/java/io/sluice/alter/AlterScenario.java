@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
@@ -84,7 +85,7 @@ final class AlterScenario {
             assertThat(Dialects.source(db.jdbcUrl()).describe(c, t).indexOf("legacy")).isGreaterThanOrEqualTo(0);
         }
         Revert.cleanup(db, rt, t);
-        SchemaOps ops = SchemaOps.of(db);
+        SchemaChange ops = SchemaOps.of(db);
         try (Connection c = db.open()) {
             assertThat(ops.exists(c, names.shadow())).isFalse();
             assertThat(ops.exists(c, names.old())).isFalse();

@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.model.TableId;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ class CutOverLagTest {
         assertThat(alter.status().cutOverAttempts()).as("no attempt took the lock").isZero();
         assertThat(w.errorMessages).isEmpty();
         assertThat(w.missing(t)).isEmpty();
-        SchemaOps ops = SchemaOps.of(db);
+        SchemaChange ops = SchemaOps.of(db);
         try (Connection c = db.open()) {
             assertThat(Dialects.source(db.jdbcUrl()).describe(c, t).indexOf("flag")).as("table unchanged").isLessThan(0);
             assertThat(ops.exists(c, names.shadow())).isFalse();

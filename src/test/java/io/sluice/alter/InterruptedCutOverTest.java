@@ -1,5 +1,6 @@
 package io.sluice.alter;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.model.TableId;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,7 +47,7 @@ class InterruptedCutOverTest {
         });
         Throwable failure = catchThrowable(first::run);
         assertThat(failure).isNotNull();
-        SchemaOps ops = SchemaOps.of(db);
+        SchemaChange ops = SchemaOps.of(db);
         try (Connection c = db.open()) {
             assertThat(Dialects.source(db.jdbcUrl()).describe(c, t).indexOf("flag")).isLessThan(0);
             assertThat(ops.exists(c, ShadowNames.of(t).old())).isFalse();
@@ -75,9 +76,9 @@ class InterruptedCutOverTest {
         ShadowNames names = ShadowNames.of(t);
         AlterWorkload w = new AlterWorkload(db, t, 2);
         w.create(500);
-        MariaDbSchema ops = (MariaDbSchema) SchemaOps.of(db);
+        SchemaChange ops = SchemaOps.of(db);
         try (Connection c = db.open(); Statement s = c.createStatement()) {
-            TableId sentry = ShadowNames.swap(t, names.old());
+            TableId sentry = ops.sentry(t, names.old());
             ops.createShadow(c, t, names.shadow());
             ops.createSentry(c, sentry);
             // The RENAME a dead cut-over left queued fails on the sentry: nothing switched.
@@ -112,7 +113,7 @@ class InterruptedCutOverTest {
         assertThat(w.errorMessages).isEmpty();
         assertThat(w.missing(t)).isEmpty();
         try (Connection c = db.open()) {
-            assertThat(ops.exists(c, ShadowNames.swap(t, names.old()))).isFalse();
+            assertThat(ops.exists(c, ops.sentry(t, names.old()))).isFalse();
             assertThat(ops.isSentry(c, names.old())).isFalse();
             assertThat(ops.exists(c, names.old())).isTrue();   // the real old table now
         }

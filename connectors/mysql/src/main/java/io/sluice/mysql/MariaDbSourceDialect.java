@@ -499,6 +499,11 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
     }
 
     @Override
+    public io.sluice.spi.engine.SchemaChange schemaChange() {
+        return MariaDbSchemaChange.MARIADB;
+    }
+
+    @Override
     public io.sluice.spi.engine.VerifySql verifySql() {
         return MariaDbVerifySql.INSTANCE;
     }

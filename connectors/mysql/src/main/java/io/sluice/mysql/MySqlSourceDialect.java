@@ -55,6 +55,12 @@ public class MySqlSourceDialect extends MariaDbSourceDialect {
         return jdbcUrl.startsWith("jdbc:mysql:");
     }
 
+    /** MariaDB's, with MySQL's catalog columns, fresh statistics and GTID sets (see {@link MariaDbSchemaChange}). */
+    @Override
+    public io.sluice.spi.engine.SchemaChange schemaChange() {
+        return MariaDbSchemaChange.MYSQL;
+    }
+
     /**
      * MariaDB's reading, with JSON documents made compact. A SELECT returns MySQL's JSON type as text with a
      * space after every {@code :} and {@code ,}, while Debezium renders the same binary document from the binlog

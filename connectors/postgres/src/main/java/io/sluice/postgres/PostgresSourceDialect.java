@@ -394,6 +394,11 @@ public class PostgresSourceDialect implements SourceDialect {
     }
 
     @Override
+    public io.sluice.spi.engine.SchemaChange schemaChange() {
+        return PgSchemaChange.INSTANCE;
+    }
+
+    @Override
     public io.sluice.spi.engine.VerifySql verifySql() {
         return PgVerifySql.INSTANCE;
     }

@@ -1,5 +1,6 @@
 package io.sluice.spi.dialect;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.engine.StreamResources;
 import io.sluice.spi.engine.VerifySql;
 import io.sluice.spi.model.TableDef;
@@ -148,6 +149,11 @@ public interface SourceDialect {
      */
     default StreamResources streamResources() {
         return StreamResources.NONE;
+    }
+
+    /** The SQL of an online schema change ({@code sluice alter}) on this engine: catalog, locks, log position, cut-over. */
+    default SchemaChange schemaChange() {
+        throw new UnsupportedOperationException("sluice alter does not support " + name() + " databases");
     }
 
     /** The verifier's SQL on this engine (hashes, keyset predicates, session settings). */

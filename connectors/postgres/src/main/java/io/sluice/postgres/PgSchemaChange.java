@@ -1,19 +1,30 @@
-package io.sluice.alter;
+package io.sluice.postgres;
 
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.engine.CutOver;
+import io.sluice.spi.engine.LogPosition;
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.model.TableId;
+import io.sluice.spi.position.PgSnapshot;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-/** PostgreSQL catalog work (see {@link SchemaOps}). Tables are found by schema and name, never by parsed text. */
-final class PostgresSchema implements SchemaOps {
+/**
+ * PostgreSQL catalog and lock work of an online schema change (see {@link SchemaChange}). Tables are found by schema
+ * and name, never by parsed text.
+ */
+final class PgSchemaChange implements SchemaChange {
+    static final PgSchemaChange INSTANCE = new PgSchemaChange();
+
 
     private static final String OID = "(SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
             + "WHERE n.nspname = ? AND c.relname = ?)";
@@ -25,7 +36,7 @@ final class PostgresSchema implements SchemaOps {
 
     @Override
     public boolean exists(Connection c, TableId t) throws SQLException {
-        return !SchemaOps.strings(c, "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        return !SchemaChange.strings(c, "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
                 + "WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')", t).isEmpty();
     }
 
@@ -36,19 +47,19 @@ final class PostgresSchema implements SchemaOps {
                         + " AND conrelid <> confrelid ORDER BY 1"
                 : "SELECT conname || ' referencing ' || confrelid::regclass::text FROM pg_catalog.pg_constraint WHERE contype = 'f' AND conrelid = "
                         + OID + " ORDER BY 1";
-        return SchemaOps.strings(c, sql, t);
+        return SchemaChange.strings(c, sql, t);
     }
 
     @Override
     public List<String> triggers(Connection c, TableId t) throws SQLException {
-        return SchemaOps.strings(c, "SELECT tgname FROM pg_catalog.pg_trigger WHERE NOT tgisinternal AND tgrelid = " + OID + " ORDER BY 1", t);
+        return SchemaChange.strings(c, "SELECT tgname FROM pg_catalog.pg_trigger WHERE NOT tgisinternal AND tgrelid = " + OID + " ORDER BY 1", t);
     }
 
     @Override
     public void createShadow(Connection c, TableId t, TableId shadow) throws SQLException {
         // INCLUDING ALL: defaults, CHECK/NOT NULL constraints, identity, generated columns, indexes, storage,
         // compression, statistics and comments. LIKE never copies foreign keys (refused or dropped by policy).
-        SchemaOps.exec(c, "CREATE TABLE " + qualified(shadow) + " (LIKE " + qualified(t) + " INCLUDING ALL)");
+        SchemaChange.exec(c, "CREATE TABLE " + qualified(shadow) + " (LIKE " + qualified(t) + " INCLUDING ALL)");
     }
 
     /**
@@ -80,10 +91,10 @@ final class PostgresSchema implements SchemaOps {
         List<String> ddl = new ArrayList<>();
         for (String[] f : found) {
             if (f[2] != null) {
-                SchemaOps.exec(c, "ALTER TABLE " + qualified(shadow) + " DROP CONSTRAINT " + f[2]);
+                SchemaChange.exec(c, "ALTER TABLE " + qualified(shadow) + " DROP CONSTRAINT " + f[2]);
                 ddl.add("ALTER TABLE " + qualified(shadow) + " ADD CONSTRAINT " + f[2] + " " + f[3]);
             } else {
-                SchemaOps.exec(c, "DROP INDEX " + quote(shadow.schema()) + "." + f[0]);
+                SchemaChange.exec(c, "DROP INDEX " + quote(shadow.schema()) + "." + f[0]);
                 ddl.add(f[1]);
             }
         }
@@ -92,13 +103,13 @@ final class PostgresSchema implements SchemaOps {
 
     @Override
     public boolean hasUniqueSecondary(Connection c, TableId t) throws SQLException {
-        return !SchemaOps.strings(c, "SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = " + OID
+        return !SchemaChange.strings(c, "SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = " + OID
                 + " AND i.indisunique AND NOT i.indisprimary LIMIT 1", t).isEmpty();
     }
 
     @Override
     public Set<String> generatedColumns(Connection c, TableId t) throws SQLException {
-        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+        return new LinkedHashSet<>(SchemaChange.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
                 + " AND attnum > 0 AND NOT attisdropped AND attgenerated <> ''", t));
     }
 
@@ -120,20 +131,20 @@ final class PostgresSchema implements SchemaOps {
 
     @Override
     public Set<String> requiredColumns(Connection c, TableId t) throws SQLException {
-        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+        return new LinkedHashSet<>(SchemaChange.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
                 + " AND attnum > 0 AND NOT attisdropped AND attnotnull AND NOT atthasdef AND attidentity = '' AND attgenerated = ''", t));
     }
 
     @Override
     public List<String> identityAlways(Connection c, TableId t) throws SQLException {
-        return SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+        return SchemaChange.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
                 + " AND attnum > 0 AND NOT attisdropped AND attidentity = 'a' ORDER BY attnum", t);
     }
 
     @Override
     public void setIdentityAlways(Connection c, TableId t, List<String> columns, boolean always) throws SQLException {
         for (String col : columns) {
-            SchemaOps.exec(c, "ALTER TABLE " + qualified(t) + " ALTER COLUMN " + quote(col) + " SET GENERATED " + (always ? "ALWAYS" : "BY DEFAULT"));
+            SchemaChange.exec(c, "ALTER TABLE " + qualified(t) + " ALTER COLUMN " + quote(col) + " SET GENERATED " + (always ? "ALWAYS" : "BY DEFAULT"));
         }
     }
 
@@ -146,7 +157,7 @@ final class PostgresSchema implements SchemaOps {
      */
     @Override
     public void carryCounters(Connection c, TableId from, TableId to) throws SQLException {
-        for (String col : SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
+        for (String col : SchemaChange.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID
                 + " AND attnum > 0 AND NOT attisdropped ORDER BY attnum", to)) {
             String seqTo = sequenceOf(c, to, col);
             String seqFrom = sequenceOf(c, from, col);
@@ -154,7 +165,7 @@ final class PostgresSchema implements SchemaOps {
                 continue;
             }
             if (seqTo.equals(seqFrom)) {
-                SchemaOps.exec(c, "ALTER SEQUENCE " + seqTo + " OWNED BY " + qualified(to) + "." + quote(col));
+                SchemaChange.exec(c, "ALTER SEQUENCE " + seqTo + " OWNED BY " + qualified(to) + "." + quote(col));
                 continue;
             }
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT GREATEST((SELECT CASE WHEN is_called THEN last_value "
@@ -174,7 +185,7 @@ final class PostgresSchema implements SchemaOps {
 
     /** The sequence a column draws from, as a regclass text (quoted as needed), or null. */
     private String sequenceOf(Connection c, TableId t, String col) throws SQLException {
-        if (SchemaOps.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID + " AND attnum > 0 AND NOT attisdropped", t)
+        if (SchemaChange.strings(c, "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = " + OID + " AND attnum > 0 AND NOT attisdropped", t)
                 .stream().noneMatch(col::equals)) {
             return null;   // pg_get_serial_sequence fails on a column the table does not have (added or dropped by the ALTER)
         }
@@ -198,13 +209,13 @@ final class PostgresSchema implements SchemaOps {
 
     @Override
     public List<String> unmovableBindings(Connection c, TableId t) throws SQLException {
-        return PostgresTableBindings.unmovable(c, t);
+        return PgTableBindings.unmovable(c, t);
     }
 
     @Override
     public void carryBindings(Connection c, TableId from, TableId to) throws SQLException {
-        for (String sql : PostgresTableBindings.carry(c, this, from, to)) {
-            SchemaOps.exec(c, sql);
+        for (String sql : PgTableBindings.carry(c, this, from, to)) {
+            SchemaChange.exec(c, sql);
         }
     }
 
@@ -214,7 +225,83 @@ final class PostgresSchema implements SchemaOps {
     }
 
     @Override
-    public void ensureStateSchema(Connection c) throws SQLException {
-        SchemaOps.exec(c, "CREATE SCHEMA IF NOT EXISTS " + quote(StreamPipeline.STATE_SCHEMA));
+    public void ensureStateSchema(Connection c, String schema) throws SQLException {
+        SchemaChange.exec(c, "CREATE SCHEMA IF NOT EXISTS " + quote(schema));
+    }
+
+    @Override
+    public boolean transactionalSwitch() {
+        return true;
+    }
+
+    @Override
+    public CutOver cutOver(ConnectionFactory db) {
+        return new PgCutOver(db, this);
+    }
+
+    /**
+     * The insert position, not {@code pg_current_wal_lsn()} (the write position), which trails commits made with
+     * {@code synchronous_commit = off}: a catch-up to it once let the newest committed changes through unapplied.
+     */
+    @Override
+    public LogPosition logEnd(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")) {
+            rs.next();
+            return new LogPosition(null, rs.getLong(1));
+        }
+    }
+
+    /** A non-transactional logical message: decoded at once, even from inside a transaction. */
+    @Override
+    public void nudge(Connection c, String stateSchema) throws SQLException {
+        SchemaChange.exec(c, "SELECT pg_logical_emit_message(false, 'sluice-alter', '')");
+    }
+
+    @Override
+    public String snapshotAt(Connection locked, LogPosition p) throws SQLException {
+        try (Statement s = locked.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text")) {
+            rs.next();
+            return PgSnapshot.parse(rs.getString(1)).encode();
+        }
+    }
+
+    @Override
+    public void publish(Connection c, String publication, TableId table) throws SQLException {
+        SchemaChange.exec(c, "DROP PUBLICATION IF EXISTS " + quote(publication));
+        SchemaChange.exec(c, "CREATE PUBLICATION " + quote(publication) + " FOR TABLE " + qualified(table));
+    }
+
+    /** SHARE mode in a transaction of its own, bounded by lock_timeout; rolled back by {@link #unlock}. */
+    @Override
+    public boolean lockWrites(Connection lock, TableId t, Duration bound) throws SQLException {
+        lock.setAutoCommit(false);
+        try (Statement s = lock.createStatement()) {
+            s.execute("SET LOCAL lock_timeout = '" + Math.max(1, bound.toMillis()) + "ms'");
+            try {
+                s.execute("LOCK TABLE " + qualified(t) + " IN SHARE MODE");
+            } catch (SQLException e) {
+                lock.rollback();
+                if ("55P03".equals(e.getSQLState())) {
+                    return false;
+                }
+                throw e;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void unlock(Connection lock) throws SQLException {
+        lock.rollback();
+    }
+
+    @Override
+    public void beginSnapshot(Connection snapshot) throws SQLException {
+        snapshot.setAutoCommit(false);
+        try (Statement v = snapshot.createStatement()) {
+            v.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+            v.execute("SELECT 1");   // the snapshot is taken at the first statement
+        }
     }
 }

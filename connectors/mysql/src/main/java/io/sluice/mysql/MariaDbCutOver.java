@@ -1,5 +1,9 @@
-package io.sluice.alter;
+package io.sluice.mysql;
 
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.engine.CutOver;
+import io.sluice.spi.engine.LogPosition;
+import io.sluice.spi.engine.SchemaChangeException;
 import io.sluice.spi.model.TableId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * MariaDB/MySQL: gh-ost's sentry-table cut-over. DDL cannot run inside a transaction here, so atomicity comes
  * from a single multi-table RENAME that is queued behind a lock and can only succeed once a sentry is gone. The
- * sentry's name S ({@link ShadowNames#swap}) sorts after T, so the RENAME waits on T itself (see there):
+ * sentry's name S ({@link MariaDbSchemaChange#sentry}) sorts after T, so the RENAME waits on T itself (see there):
  *
  * <pre>
  * A: CREATE TABLE S (sentry);  LOCK TABLES T WRITE, S WRITE                  -- writers of T queue behind A
@@ -30,13 +34,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * If A dies at any point before dropping the sentry, its locks go with its connection and B's RENAME fails because
  * S exists: nothing switched. If A dies after the drop, the RENAME runs: switched. Never half. A later run settles
- * what is left ({@link SchemaOps#settle}): a sentry (its table comment) is dropped, an old table under S renamed. The catch-up happens before B is issued (as gh-ost does):
+ * what is left ({@link MariaDbSchemaChange#settle}): a sentry (its table comment) is dropped, an old table under S renamed. The catch-up happens before B is issued (as gh-ost does):
  * a waiting RENAME already holds the metadata lock of {@code _T_new}, which would stop the applier.
  *
  * <p>MySQL 8+/9 behaves the same at every step (LOCK TABLES queues ahead of writers, DROP of a locked table,
  * atomic multi-table RENAME with name-ordered metadata locks, a pending RENAME served before queued writers, the
  * "Waiting for table metadata lock" state): the same code runs there; the catalog differences are in
- * {@link MariaDbSchema}, the binlog ones in {@link Binlog}.
+ * {@link MariaDbSchemaChange}, the binlog ones in {@link Binlog}.
  *
  * <p>{@code lock_wait_timeout} is whole seconds; the bound is kept to the millisecond by cancelling the waiting
  * statement ({@code KILL QUERY}) from another session.
@@ -45,10 +49,10 @@ final class MariaDbCutOver implements CutOver {
     private static final Logger log = LoggerFactory.getLogger(MariaDbCutOver.class);
     private static final long RESERVE_NANOS = 200_000_000L;
 
-    private final Database db;
-    private final MariaDbSchema schema;
+    private final ConnectionFactory db;
+    private final MariaDbSchemaChange schema;
 
-    MariaDbCutOver(Database db, MariaDbSchema schema) {
+    MariaDbCutOver(ConnectionFactory db, MariaDbSchemaChange schema) {
         this.db = db;
         this.schema = schema;
     }
@@ -57,18 +61,18 @@ final class MariaDbCutOver implements CutOver {
     public Attempt attempt(Swap swap, Duration bound, CatchUp catchUp, Hooks hooks) throws SQLException, InterruptedException {
         try (Connection a = db.open(); Connection b = db.open(); Connection c = db.open()) {
             long idB = connectionId(b);
-            TableId sentry = ShadowNames.swap(swap.live(), swap.retired());
+            TableId sentry = schema.sentry(swap.live(), swap.retired());
             if (schema.exists(c, swap.retired())) {
-                throw new AlterException(AlterException.Kind.FAILED, swap.retired() + " exists: refusing to overwrite it");
+                throw new SchemaChangeException(swap.retired() + " exists: refusing to overwrite it");
             }
             if (schema.exists(c, sentry)) {
                 if (!schema.isSentry(c, sentry)) {
-                    throw new AlterException(AlterException.Kind.FAILED, sentry + " exists and is not a sentry: an earlier switch is unsettled");
+                    throw new SchemaChangeException(sentry + " exists and is not a sentry: an earlier switch is unsettled");
                 }
                 schema.drop(c, sentry);
             }
             if (swap.live().table().compareTo("~") >= 0) {
-                throw new AlterException(AlterException.Kind.FAILED, "the MariaDB cut-over needs a table name that sorts before '~' (see ShadowNames.swap)");
+                throw new SchemaChangeException("the MariaDB cut-over needs a table name that sorts before '~' (see MariaDbSchemaChange.sentry)");
             }
             schema.createSentry(a, sentry);
             int seconds = (int) Math.max(1, (bound.toMillis() + 999) / 1000);
@@ -84,7 +88,7 @@ final class MariaDbCutOver implements CutOver {
             boolean released = false;
             Thread rename = null;
             try {
-                CatchUp.Position p = CatchUp.position(a, false);
+                LogPosition p = schema.logEnd(a);
                 if (!catchUp.await(p, deadline - RESERVE_NANOS)) {
                     return new Attempt(Result.CATCH_UP_TIMEOUT, since(start), swap.incoming() + " did not catch up with " + p + " within the bound");
                 }

@@ -1,19 +1,28 @@
-package io.sluice.alter;
+package io.sluice.mysql;
 
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.engine.CutOver;
+import io.sluice.spi.engine.LogPosition;
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.model.TableId;
+import io.sluice.spi.position.BinlogSnapshot;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.zip.CRC32;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * MariaDB/MySQL catalog work (see {@link SchemaOps}); {@code schema} is the database. Where MySQL 8+ differs:
+ * MariaDB/MySQL catalog and lock work of an online schema change (see {@link SchemaChange}); {@code schema} is the
+ * database; the cut-over is {@link MariaDbCutOver}, the log position {@link Binlog}. Where MySQL 8+ differs:
  * <ul>
  *   <li>its {@code information_schema.COLUMNS} has no {@code IS_GENERATED}: generated columns are those whose
  *       {@code EXTRA} says {@code VIRTUAL GENERATED} / {@code STORED GENERATED} (not {@code DEFAULT_GENERATED},
@@ -23,7 +32,7 @@ import java.util.Set;
  *       for fresh statistics first.</li>
  * </ul>
  */
-final class MariaDbSchema implements SchemaOps {
+final class MariaDbSchemaChange implements SchemaChange {
     /** The sentry's table comment: how a later run tells a leftover sentry from a real old table. */
     static final String SENTRY_COMMENT = "sluice cut-over sentry";
 
@@ -31,12 +40,10 @@ final class MariaDbSchema implements SchemaOps {
     /** SQL condition on information_schema.COLUMNS: the column is generated (computed by the server). */
     private final String generated;
 
-    /** MariaDB. */
-    MariaDbSchema() {
-        this(false);
-    }
+    static final MariaDbSchemaChange MARIADB = new MariaDbSchemaChange(false);
+    static final MariaDbSchemaChange MYSQL = new MariaDbSchemaChange(true);
 
-    MariaDbSchema(boolean mysql) {
+    private MariaDbSchemaChange(boolean mysql) {
         this.mysql = mysql;
         this.generated = mysql ? "(EXTRA LIKE '%VIRTUAL GENERATED%' OR EXTRA LIKE '%STORED GENERATED%')" : "IS_GENERATED = 'ALWAYS'";
     }
@@ -48,12 +55,12 @@ final class MariaDbSchema implements SchemaOps {
 
     @Override
     public boolean exists(Connection c, TableId t) throws SQLException {
-        return !SchemaOps.strings(c, "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND TABLE_TYPE = 'BASE TABLE'", t).isEmpty();
+        return !SchemaChange.strings(c, "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND TABLE_TYPE = 'BASE TABLE'", t).isEmpty();
     }
 
     @Override
     public List<String> foreignKeys(Connection c, TableId t, boolean incoming) throws SQLException {
-        return SchemaOps.strings(c, incoming
+        return SchemaChange.strings(c, incoming
                 ? "SELECT CONCAT(CONSTRAINT_NAME, ' on ', CONSTRAINT_SCHEMA, '.', TABLE_NAME) FROM information_schema.REFERENTIAL_CONSTRAINTS "
                         + "WHERE UNIQUE_CONSTRAINT_SCHEMA = ? AND REFERENCED_TABLE_NAME = ? AND TABLE_NAME <> REFERENCED_TABLE_NAME ORDER BY 1"
                 : "SELECT CONCAT(CONSTRAINT_NAME, ' referencing ', UNIQUE_CONSTRAINT_SCHEMA, '.', REFERENCED_TABLE_NAME) "
@@ -62,13 +69,13 @@ final class MariaDbSchema implements SchemaOps {
 
     @Override
     public List<String> triggers(Connection c, TableId t) throws SQLException {
-        return SchemaOps.strings(c, "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY 1", t);
+        return SchemaChange.strings(c, "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY 1", t);
     }
 
     @Override
     public void createShadow(Connection c, TableId t, TableId shadow) throws SQLException {
         // LIKE copies columns, defaults, indexes and table options; InnoDB does not copy foreign keys or triggers.
-        SchemaOps.exec(c, "CREATE TABLE " + qualified(shadow) + " LIKE " + qualified(t));
+        SchemaChange.exec(c, "CREATE TABLE " + qualified(shadow) + " LIKE " + qualified(t));
     }
 
     /**
@@ -126,26 +133,26 @@ final class MariaDbSchema implements SchemaOps {
             }
         }
         for (String n : names) {
-            SchemaOps.exec(c, "ALTER TABLE " + qualified(shadow) + " DROP INDEX " + quote(n));
+            SchemaChange.exec(c, "ALTER TABLE " + qualified(shadow) + " DROP INDEX " + quote(n));
         }
         return ddl;
     }
 
     @Override
     public boolean hasUniqueSecondary(Connection c, TableId t) throws SQLException {
-        return !SchemaOps.strings(c, "SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+        return !SchemaChange.strings(c, "SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
                 + "AND NON_UNIQUE = 0 AND INDEX_NAME <> 'PRIMARY' LIMIT 1", t).isEmpty();
     }
 
     @Override
     public Set<String> generatedColumns(Connection c, TableId t) throws SQLException {
-        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+        return new LinkedHashSet<>(SchemaChange.strings(c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
                 + "AND " + generated, t));
     }
 
     @Override
     public Set<String> requiredColumns(Connection c, TableId t) throws SQLException {
-        return new LinkedHashSet<>(SchemaOps.strings(c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
+        return new LinkedHashSet<>(SchemaChange.strings(c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? "
                 + "AND IS_NULLABLE = 'NO' AND COLUMN_DEFAULT IS NULL AND EXTRA NOT LIKE '%auto_increment%' AND NOT " + generated, t));
     }
 
@@ -168,13 +175,13 @@ final class MariaDbSchema implements SchemaOps {
     public void carryCounters(Connection c, TableId from, TableId to) throws SQLException {
         long next = autoIncrement(c, from);
         if (next > 0 && next > autoIncrement(c, to)) {
-            SchemaOps.exec(c, "ALTER TABLE " + qualified(to) + " AUTO_INCREMENT = " + next);
+            SchemaChange.exec(c, "ALTER TABLE " + qualified(to) + " AUTO_INCREMENT = " + next);
         }
     }
 
     long autoIncrement(Connection c, TableId t) throws SQLException {
         if (mysql) {
-            SchemaOps.exec(c, "SET SESSION information_schema_stats_expiry = 0");
+            SchemaChange.exec(c, "SET SESSION information_schema_stats_expiry = 0");
         }
         try (PreparedStatement ps = c.prepareStatement("SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
             ps.setString(1, t.schema());
@@ -187,31 +194,108 @@ final class MariaDbSchema implements SchemaOps {
 
     @Override
     public boolean isSentry(Connection c, TableId t) throws SQLException {
-        List<String> comment = SchemaOps.strings(c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", t);
+        List<String> comment = SchemaChange.strings(c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", t);
         return !comment.isEmpty() && SENTRY_COMMENT.equals(comment.get(0));
     }
 
     @Override
-    public void settle(Connection c, ShadowNames names) throws SQLException {
-        for (TableId retired : java.util.List.of(names.old(), names.shadow())) {
-            TableId swap = ShadowNames.swap(names.table(), retired);
+    public void settle(Connection c, TableId table, List<TableId> retiredNames) throws SQLException {
+        for (TableId retired : retiredNames) {
+            TableId swap = sentry(table, retired);
             if (!exists(c, swap)) {
                 continue;
             }
             if (isSentry(c, swap)) {
                 drop(c, swap);
             } else if (!exists(c, retired)) {
-                SchemaOps.exec(c, "RENAME TABLE " + qualified(swap) + " TO " + qualified(retired));
+                SchemaChange.exec(c, "RENAME TABLE " + qualified(swap) + " TO " + qualified(retired));
             }
         }
     }
 
-    void createSentry(Connection c, TableId sentry) throws SQLException {
-        SchemaOps.exec(c, "CREATE TABLE " + qualified(sentry) + " (id int PRIMARY KEY) ENGINE=InnoDB COMMENT='" + SENTRY_COMMENT + "'");
+    /**
+     * The name the live table is renamed to by the cut-over's RENAME (and the sentry's name), before its final rename
+     * to {@code retired}. It must sort after the table's own name: the RENAME takes its metadata locks in name order,
+     * and it must be waiting on the table itself (not on the sentry) when the lock goes, or writers queued on the table
+     * could slip in before it (seen: a write acknowledged at the switch, lost). {@code ~} sorts after every ASCII
+     * letter, digit, {@code _} and {@code $}.
+     */
+    @Override
+    public TableId sentry(TableId live, TableId retired) {
+        CRC32 crc = new CRC32();
+        crc.update((live.table() + "/" + retired.table()).getBytes(StandardCharsets.UTF_8));
+        return new TableId(live.schema(), "~sluice_" + String.format("%08x", crc.getValue()));
     }
 
     @Override
-    public void ensureStateSchema(Connection c) throws SQLException {
-        SchemaOps.exec(c, "CREATE DATABASE IF NOT EXISTS " + quote(StreamPipeline.STATE_SCHEMA));
+    public void createSentry(Connection c, TableId sentry) throws SQLException {
+        SchemaChange.exec(c, "CREATE TABLE " + qualified(sentry) + " (id int PRIMARY KEY) ENGINE=InnoDB COMMENT='" + SENTRY_COMMENT + "'");
+    }
+
+    @Override
+    public void ensureStateSchema(Connection c, String schema) throws SQLException {
+        SchemaChange.exec(c, "CREATE DATABASE IF NOT EXISTS " + quote(schema));
+    }
+
+    @Override
+    public boolean transactionalSwitch() {
+        return false;
+    }
+
+    @Override
+    public CutOver cutOver(ConnectionFactory db) {
+        return new MariaDbCutOver(db, this);
+    }
+
+    /**
+     * MySQL writes a transaction to the binlog before its commit is visible; under the cut-over's table lock every
+     * transaction on the table has completed its commit, so nothing of the table lies before the position unseen.
+     */
+    @Override
+    public LogPosition logEnd(Connection c) throws SQLException {
+        BinlogSnapshot end = Binlog.status(c);
+        return new LogPosition(end.file(), end.pos());
+    }
+
+    /** A row in the state schema's beat table (outside the capture; it only moves the binlog and the stream's offset on). */
+    @Override
+    public void nudge(Connection c, String stateSchema) throws SQLException {
+        String t = quote(stateSchema) + ".`sluice_alter_beat`";
+        SchemaChange.exec(c, "CREATE TABLE IF NOT EXISTS " + t + " (id int PRIMARY KEY, at bigint NOT NULL) ENGINE=InnoDB");
+        SchemaChange.exec(c, "REPLACE INTO " + t + " VALUES (1, " + System.currentTimeMillis() + ")");
+    }
+
+    /** Debezium resumes a GTID server from the GTID set, not the file position: the set at {@code p} (see {@link Binlog}). */
+    @Override
+    public String snapshotAt(Connection locked, LogPosition p) throws SQLException {
+        return Binlog.at(locked, p.file(), p.pos(), mysql).encode();
+    }
+
+    /** LOCK TABLES … READ, bounded by lock_wait_timeout (whole seconds). */
+    @Override
+    public boolean lockWrites(Connection lock, TableId t, Duration bound) throws SQLException {
+        try (Statement s = lock.createStatement()) {
+            s.execute("SET SESSION lock_wait_timeout = " + Math.max(1, (bound.toMillis() + 999) / 1000));
+            try {
+                s.execute("LOCK TABLES " + qualified(t) + " READ");
+            } catch (SQLException e) {
+                if (e.getErrorCode() == 1205) {
+                    return false;
+                }
+                throw e;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void unlock(Connection lock) throws SQLException {
+        SchemaChange.exec(lock, "UNLOCK TABLES");
+    }
+
+    @Override
+    public void beginSnapshot(Connection snapshot) throws SQLException {
+        snapshot.setAutoCommit(false);
+        SchemaChange.exec(snapshot, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
     }
 }

@@ -1,4 +1,4 @@
-package io.sluice.alter;
+package io.sluice.mysql;
 
 import io.sluice.spi.position.BinlogSnapshot;
 

@@ -1,5 +1,6 @@
-package io.sluice.alter;
+package io.sluice.postgres;
 
+import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.model.TableId;
 
 import java.sql.Connection;
@@ -18,28 +19,28 @@ import java.util.List;
  * would silently read {@code _T_old}), row-level security and its policies (the new table would be open), and
  * publications listing the table by name (their subscribers would stop receiving changes).
  */
-final class PostgresTableBindings {
+final class PgTableBindings {
     private static final String OID = "(SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
             + "WHERE n.nspname = ? AND c.relname = ?)";
 
-    private PostgresTableBindings() {
+    private PgTableBindings() {
     }
 
     /** Objects that would stay bound to the old table, each named with its kind. */
     static List<String> unmovable(Connection c, TableId t) throws SQLException {
         List<String> out = new ArrayList<>();
-        out.addAll(SchemaOps.strings(c, "SELECT DISTINCT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END "
+        out.addAll(SchemaChange.strings(c, "SELECT DISTINCT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END "
                 + "|| v.oid::regclass::text FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid "
                 + "JOIN pg_catalog.pg_class v ON v.oid = r.ev_class WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass "
                 + "AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid = " + OID + " AND v.oid <> d.refobjid ORDER BY 1", t));
-        out.addAll(SchemaOps.strings(c, "SELECT 'rule ' || r.rulename FROM pg_catalog.pg_rewrite r WHERE r.ev_class = " + OID
+        out.addAll(SchemaChange.strings(c, "SELECT 'rule ' || r.rulename FROM pg_catalog.pg_rewrite r WHERE r.ev_class = " + OID
                 + " AND r.rulename <> '_RETURN' ORDER BY 1", t));
-        out.addAll(SchemaOps.strings(c, "SELECT 'row-level security policy ' || p.polname FROM pg_catalog.pg_policy p WHERE p.polrelid = "
+        out.addAll(SchemaChange.strings(c, "SELECT 'row-level security policy ' || p.polname FROM pg_catalog.pg_policy p WHERE p.polrelid = "
                 + OID + " ORDER BY 1", t));
-        out.addAll(SchemaOps.strings(c, "SELECT 'row-level security (ENABLE ROW LEVEL SECURITY)' FROM pg_catalog.pg_class c WHERE c.oid = "
+        out.addAll(SchemaChange.strings(c, "SELECT 'row-level security (ENABLE ROW LEVEL SECURITY)' FROM pg_catalog.pg_class c WHERE c.oid = "
                 + OID + " AND (c.relrowsecurity OR c.relforcerowsecurity) AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_policy p "
                 + "WHERE p.polrelid = c.oid)", t));
-        out.addAll(SchemaOps.strings(c, "SELECT 'publication ' || p.pubname FROM pg_catalog.pg_publication_rel pr "
+        out.addAll(SchemaChange.strings(c, "SELECT 'publication ' || p.pubname FROM pg_catalog.pg_publication_rel pr "
                 + "JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid WHERE pr.prrelid = " + OID + " ORDER BY 1", t));
         return out;
     }
@@ -48,7 +49,7 @@ final class PostgresTableBindings {
      * Statements that give {@code to} the owner, privileges, replica identity, storage parameters and comment of
      * {@code from}; run in the cut-over transaction right after the renames, so they commit with the switch.
      */
-    static List<String> carry(Connection c, PostgresSchema ops, TableId from, TableId to) throws SQLException {
+    static List<String> carry(Connection c, PgSchemaChange ops, TableId from, TableId to) throws SQLException {
         List<String> sql = new ArrayList<>();
         String target = ops.qualified(to);
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_get_userbyid(c.relowner), c.relreplident, "
@@ -82,11 +83,11 @@ final class PostgresTableBindings {
             }
         }
         // Privileges as aclexplode lists them, grantee 0 being PUBLIC; the owner's own come with ownership.
-        sql.addAll(SchemaOps.strings(c, "SELECT 'GRANT ' || a.privilege_type || ' ON TABLE ' || '" + target.replace("'", "''") + "' || ' TO ' "
+        sql.addAll(SchemaChange.strings(c, "SELECT 'GRANT ' || a.privilege_type || ' ON TABLE ' || '" + target.replace("'", "''") + "' || ' TO ' "
                 + "|| CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END "
                 + "|| CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END "
                 + "FROM pg_catalog.pg_class c, aclexplode(c.relacl) a WHERE c.oid = " + OID + " AND a.grantee <> c.relowner ORDER BY 1", from));
-        sql.addAll(SchemaOps.strings(c, "SELECT 'GRANT ' || a.privilege_type || ' (' || quote_ident(att.attname) || ') ON TABLE ' || '"
+        sql.addAll(SchemaChange.strings(c, "SELECT 'GRANT ' || a.privilege_type || ' (' || quote_ident(att.attname) || ') ON TABLE ' || '"
                 + target.replace("'", "''") + "' || ' TO ' "
                 + "|| CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END "
                 + "|| CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END "
@@ -98,7 +99,7 @@ final class PostgresTableBindings {
     }
 
     /** The new table's unique index on the same columns as the old table's replica identity index, if it has one. */
-    private static java.util.Optional<String> identityIndex(Connection c, PostgresSchema ops, TableId from, TableId to) throws SQLException {
+    private static java.util.Optional<String> identityIndex(Connection c, PgSchemaChange ops, TableId from, TableId to) throws SQLException {
         String columns = "ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, ord) "
                 + "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY k.ord)";
         try (PreparedStatement ps = c.prepareStatement("SELECT quote_ident(ic.relname) FROM pg_catalog.pg_index i "

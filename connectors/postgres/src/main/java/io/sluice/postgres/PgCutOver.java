@@ -1,4 +1,9 @@
-package io.sluice.alter;
+package io.sluice.postgres;
+
+import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.engine.CutOver;
+import io.sluice.spi.engine.LogPosition;
+import io.sluice.spi.engine.SchemaChange;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -15,21 +20,21 @@ import java.time.Duration;
  * pg_current_wal_insert_lsn() → P; wait until every change before P is applied to _T_new (bounded by what is left);
  * ALTER TABLE T RENAME TO _T_old; ALTER TABLE _T_new RENAME TO T;
  * identity back to ALWAYS; sequences carried (ownership, setval); owner, grants, replica identity, reloptions and
- * comment carried (PostgresTableBindings); state row;
+ * comment carried (PgTableBindings); state row;
  * COMMIT;                                        -- the queued queries resolve the name again and find the new T
  * </pre>
  *
  * A query that queued behind our lock request waits at most until we commit or roll back, and we do either
  * before {@code bound} has passed since the request: lock_timeout covers the wait, the catch-up gets what is left.
  */
-final class PostgresCutOver implements CutOver {
+final class PgCutOver implements CutOver {
     /** Kept back from the catch-up for the renames and the commit. */
     private static final long RESERVE_NANOS = 150_000_000L;
 
-    private final Database db;
-    private final SchemaOps schema;
+    private final ConnectionFactory db;
+    private final SchemaChange schema;
 
-    PostgresCutOver(Database db, SchemaOps schema) {
+    PgCutOver(ConnectionFactory db, SchemaChange schema) {
         this.db = db;
         this.schema = schema;
     }
@@ -51,7 +56,7 @@ final class PostgresCutOver implements CutOver {
                     }
                     throw e;
                 }
-                CatchUp.Position p = CatchUp.position(c, true);
+                LogPosition p = schema.logEnd(c);
                 if (!catchUp.await(p, deadline - RESERVE_NANOS)) {
                     c.rollback();
                     return new Attempt(Result.CATCH_UP_TIMEOUT, since(start), swap.incoming() + " did not catch up with " + p + " within the bound");
