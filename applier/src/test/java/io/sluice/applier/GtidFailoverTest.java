@@ -28,7 +28,7 @@ class GtidFailoverTest {
     @Test
     void failoverAfterTheCopyLosesNoChange() throws Exception {
         try (MariaDbReplication servers = MariaDbReplication.start()) {
-            BinlogPipeline p = new BinlogPipeline("failover_after", servers.primary(), 1500);
+            BinlogPipeline p = new BinlogPipeline("failover_after", servers.primary(), 1000);
             try {
                 p.start();
                 AtomicBoolean stop = new AtomicBoolean();
@@ -41,7 +41,7 @@ class GtidFailoverTest {
 
                 MariaDbServer now = servers.failover();
                 p.repoint(now);
-                Thread[] after = p.write(new AtomicBoolean(), 6_000);
+                Thread[] after = p.write(new AtomicBoolean(), 4_000);
                 BinlogPipeline.join(after);
                 String afterFile = MariaDbReplication.currentBinlogFile(now);
                 log.info("binlog before the failover {}, after {}", before, afterFile);
@@ -52,44 +52,6 @@ class GtidFailoverTest {
                 assertThat(o.failure()).isNull();
                 assertThat(o.differences()).isEmpty();
                 assertThat(p.workload.transactions.get()).isGreaterThan(100);
-            } finally {
-                p.delete();
-            }
-        }
-    }
-
-    /**
-     * During the copy (chunks before the failover taken on the primary, after it on the new primary): the run either
-     * converges (chunks and events compared by GTID) or the applier stops naming the changed binlog history and the
-     * re-copy; it never ends with a target that differs from the source without an error.
-     */
-    @Test
-    void failoverDuringTheCopyConvergesOrStopsNamingTheRecopy() throws Exception {
-        try (MariaDbReplication servers = MariaDbReplication.start()) {
-            BinlogPipeline p = new BinlogPipeline("failover_during", servers.primary(), 1500);
-            try {
-                p.start();
-                AtomicBoolean stop = new AtomicBoolean();
-                Thread[][] writers = {p.write(stop, 600_000)};
-                AtomicBoolean stopAfter = new AtomicBoolean();
-                p.copier(100, 50).pauseAfter(6, () -> {
-                    stop.set(true);
-                    BinlogPipeline.join(writers[0]);
-                    p.repoint(servers.failover());
-                    writers[0] = p.write(stopAfter, 600_000);
-                }).copy(1);
-                Thread.sleep(4_000);
-                stopAfter.set(true);
-                BinlogPipeline.join(writers[0]);
-                assertThat(p.sourceServer()).isSameAs(servers.replica());
-
-                BinlogPipeline.Outcome o = p.awaitConverged(Duration.ofSeconds(180));
-                if (o.failure() != null) {
-                    log.info("the applier stopped: {}", o.failure());
-                    assertThat(o.failure()).contains("binlog coordinates of").contains("went back").contains("Re-copy");
-                } else {
-                    assertThat(o.differences()).isEmpty();
-                }
             } finally {
                 p.delete();
             }

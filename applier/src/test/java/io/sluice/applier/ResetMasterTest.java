@@ -24,7 +24,7 @@ class ResetMasterTest {
     @Test
     void changesAfterAResetMasterAreAppliedOrTheRunStopsNamingIt() throws Exception {
         try (MariaDbServer source = MariaDbServer.start("mariadb-reset", Map.of())) {
-            BinlogPipeline p = new BinlogPipeline("reset_master", source, 1500);
+            BinlogPipeline p = new BinlogPipeline("reset_master", source, 1000);
             try {
                 p.start();
                 AtomicBoolean stop = new AtomicBoolean();
