@@ -194,6 +194,20 @@ public final class Applier implements AutoCloseable {
         return out;
     }
 
+    /** Per change partition (table#partition), the GTID of its last binlog change event processed, where it had one. */
+    public Map<String, String> lastGtids() {
+        Map<String, String> out = new TreeMap<>();
+        for (Map<Integer, PartitionState> ofTable : parts.values()) {
+            for (PartitionState ps : ofTable.values()) {
+                String g = ps.lastGtid;
+                if (g != null) {
+                    out.put(ps.toString(), g);
+                }
+            }
+        }
+        return out;
+    }
+
     /** Whether a table's change partition is held at the copy frontier (status and tests). */
     public boolean isHeld(TableId table, int partition) {
         PartitionState ps = parts.getOrDefault(table, Map.of()).get(partition);

@@ -4,6 +4,7 @@ import io.sluice.spi.dialect.MissingRowsException;
 import io.sluice.spi.dialect.TargetDialect;
 import io.sluice.spi.model.RowChange;
 import io.sluice.spi.model.SpecialKeyValue;
+import io.sluice.spi.position.BinlogEventPosition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +90,9 @@ final class ChangeHandler {
                 throw new PoisonMessageException(r, "undecodable change event for " + ps.plan.id() + ": " + e.getMessage(), e);
             }
             if (d != null) {
+                if (d.change().position() instanceof BinlogEventPosition b && b.gtid() != null) {
+                    ps.lastGtid = b.gtid();
+                }
                 if (ps.pastCopy(r.offset())) {
                     direct[recs.size()] = true;
                 } else if (ps.chunks.certainlyApplied(d.change().position())) {

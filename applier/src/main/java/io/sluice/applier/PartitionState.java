@@ -30,6 +30,8 @@ final class PartitionState {
     long pastCopyFrom;
     /** Whether {@link #pastCopyFrom} was found in the uncommitted change transaction. */
     boolean pastCopyPending;
+    /** The GTID of the last binlog change event processed, which the source must keep holding ({@link SourceHistory}). */
+    volatile String lastGtid;
     /** The last event's position (binlog order check before the copy is past, {@link StreamOrder}). */
     final StreamOrder order;
     /** Positions of the last applied changes, which a repair's source read must see ({@link RepairHandler}). */

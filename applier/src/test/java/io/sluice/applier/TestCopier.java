@@ -39,6 +39,13 @@ final class TestCopier {
     private final String bootstrap;
     private final int chunkRows;
     private final long pauseMillis;
+    private long pauseAfterChunk = -1;
+    private ThrowingRunnable pause;
+
+    /** What a test does between two chunks of a range (e.g. a source failover); may throw. */
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
 
     TestCopier(SourceDialect dialect, ConnectionFactory source, TableDef def, String topic, int partitions, String bootstrap,
                int chunkRows, long pauseMillis) {
@@ -50,6 +57,16 @@ final class TestCopier {
         this.bootstrap = bootstrap;
         this.chunkRows = chunkRows;
         this.pauseMillis = pauseMillis;
+    }
+
+    /**
+     * Runs {@code action} once, after chunk {@code chunk} (its sequence number in its range) is committed, then reads
+     * the rest on new connections from {@code source} (which may now lead to another server).
+     */
+    TestCopier pauseAfter(long chunk, ThrowingRunnable action) {
+        this.pauseAfterChunk = chunk;
+        this.pause = action;
+        return this;
     }
 
     /** Copies the table in {@code ranges} parallel ranges; returns when every range has ended. */
@@ -91,8 +108,9 @@ final class TestCopier {
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "test-copier-" + topic + "-" + rangeId + "-" + System.nanoTime());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props); Connection c = source.open();
-             ChunkSession session = dialect.chunkSession(source, def)) {
+        Connection c = source.open();
+        ChunkSession session = dialect.chunkSession(source, def);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
             producer.initTransactions();
             Object[] lo = rangeLo;
             long seq = 0;
@@ -138,6 +156,13 @@ final class TestCopier {
                             CopyMessage.chunkEnd(def.id(), rangeId, seq, snapshot, lo, hi, part.size()).encode(def)));
                 }
                 producer.commitTransaction();
+                if (seq == pauseAfterChunk) {
+                    session.close();
+                    c.close();
+                    pause.run();
+                    c = source.open();
+                    session = dialect.chunkSession(source, def);
+                }
                 seq++;
                 if (last) {
                     break;
@@ -150,6 +175,9 @@ final class TestCopier {
                 producer.send(new ProducerRecord<>(topic, p, null, CopyMessage.rangeEnd(def.id(), rangeId, seq - 1).encode(def)));
             }
             producer.commitTransaction();
+        } finally {
+            session.close();
+            c.close();
         }
     }
 }

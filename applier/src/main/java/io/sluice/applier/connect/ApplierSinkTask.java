@@ -7,12 +7,14 @@ import io.sluice.applier.ApplierSettings;
 import io.sluice.applier.FlowControl;
 import io.sluice.applier.InboundRecord;
 import io.sluice.applier.Planner;
+import io.sluice.applier.SourceHistory;
 import io.sluice.applier.TablePlan;
 import io.sluice.applier.TargetMapping;
 import io.sluice.applier.TopicPart;
 import io.sluice.applier.TransientFailure;
 import io.sluice.metrics.WorkerMetrics;
 import io.sluice.spi.config.Settings;
+import io.sluice.spi.dialect.Dialects;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -53,6 +55,7 @@ public class ApplierSinkTask extends SinkTask {
     private Applier applier;
     private Map<String, String> props;
     private RetentionGaps retention;
+    private SourceHistory history;
     /** Where each held change partition resumes: checked against retention before it does. */
     private final Map<TopicPartition, Long> heldAt = new HashMap<>();
     private final Set<TopicPartition> assignment = new LinkedHashSet<>();
@@ -75,6 +78,8 @@ public class ApplierSinkTask extends SinkTask {
             throw new ConnectException(e.getMessage(), e);
         }
         retention = new RetentionGaps(ApplierSettings.KAFKA.parse(ApplierSettings.KAFKA.own(props), "").get(ApplierSettings.KAFKA_BOOTSTRAP));
+        Settings.Values v = ApplierSinkConnector.settings(props);
+        history = new SourceHistory(Dialects.source(v.get(ApplierSettings.SOURCE_URL)), Planner.source(v));
         applier = build(props);
         guard(() -> applier.start());
     }
@@ -146,6 +151,7 @@ public class ApplierSinkTask extends SinkTask {
         }
         try {
             applier.process(in);
+            history.check(applier);
             if (!in.isEmpty()) {
                 transientFailures = 0;
             }
@@ -250,6 +256,9 @@ public class ApplierSinkTask extends SinkTask {
         }
         if (retention != null) {
             retention.close();
+        }
+        if (history != null) {
+            history.close();
         }
     }
 

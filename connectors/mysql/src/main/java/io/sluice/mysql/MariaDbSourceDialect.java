@@ -508,6 +508,15 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
         return MariaDbVerifySql.INSTANCE;
     }
 
+    @Override
+    public String gtidState(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT IF(@@GLOBAL.gtid_strict_mode, @@GLOBAL.gtid_binlog_pos, NULL)")) {
+            String g = rs.next() ? rs.getString(1) : null;
+            return g == null ? null : g.replaceAll("\\s", "");
+        }
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {

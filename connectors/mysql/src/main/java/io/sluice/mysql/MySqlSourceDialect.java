@@ -136,4 +136,13 @@ public class MySqlSourceDialect extends MariaDbSourceDialect {
         throw new UnsupportedOperationException("a MySQL chunk snapshot needs its table and a second connection for "
                 + "LOCK TABLES … READ (docs/design/copier.md): use chunkSession(source, table)");
     }
+
+    @Override
+    public String gtidState(Connection c) throws SQLException {
+        try (java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT IF(@@GLOBAL.gtid_mode = 'ON', @@GLOBAL.gtid_executed, NULL)")) {
+            String g = rs.next() ? rs.getString(1) : null;
+            return g == null || g.isBlank() ? null : g.replaceAll("\\s", "");
+        }
+    }
 }

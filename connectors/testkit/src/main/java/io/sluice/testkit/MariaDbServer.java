@@ -3,6 +3,7 @@ package io.sluice.testkit;
 import io.sluice.runtime.db.EmbeddedMariaDb;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * A private MariaDB server for tests: {@link EmbeddedMariaDb} (production code, also used by
@@ -24,9 +25,21 @@ public final class MariaDbServer extends EmbeddedTestServer<EmbeddedMariaDb> {
     }
 
     public static MariaDbServer start(ServerMode mode) {
-        Path runDir = ServerDirs.runDir(ServerDirs.base(), "mariadb");
+        return start(mode, "mariadb", Map.of());
+    }
+
+    /**
+     * A further private server, in {@code target/servers/<name>-<pid>}, with {@code settings} over the defaults
+     * (e.g. another {@code server-id} and {@code log-bin} basename for a replica: {@link MariaDbReplication}).
+     */
+    public static MariaDbServer start(String name, Map<String, String> settings) {
+        return start(ServerMode.current(), Names.unique(name).replace("_", ""), settings);
+    }
+
+    private static MariaDbServer start(ServerMode mode, String dirName, Map<String, String> settings) {
+        Path runDir = ServerDirs.runDir(ServerDirs.base(), dirName);
         try {
-            return new MariaDbServer(startForTests(EmbeddedMariaDb.builder(runDir)
+            return new MariaDbServer(startForTests(EmbeddedMariaDb.builder(runDir).settings(settings)
                     .mode(mode.toRuntime()).binaryCache(ServerDirs.binaryCache())));
         } catch (IllegalStateException e) {
             throw TestServers.withModeHint(e);

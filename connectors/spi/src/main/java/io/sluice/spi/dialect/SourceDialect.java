@@ -160,4 +160,14 @@ public interface SourceDialect {
     default VerifySql verifySql() {
         throw new UnsupportedOperationException("sluice verify does not support " + name() + " databases");
     }
+
+    /**
+     * The GTIDs the source's binlog holds now, where chunk positions and events are compared by GTID (MariaDB under
+     * {@code gtid_strict_mode}: {@code @@gtid_binlog_pos}; MySQL with GTIDs: {@code @@gtid_executed}); null
+     * elsewhere. On one binlog history it only grows, so a streamed event's GTID it no longer includes means the
+     * history was reset under the stream ({@code RESET MASTER}), which Debezium does not report.
+     */
+    default String gtidState(Connection connection) throws SQLException {
+        return null;
+    }
 }

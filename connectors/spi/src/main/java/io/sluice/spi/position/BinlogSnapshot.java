@@ -78,6 +78,14 @@ public record BinlogSnapshot(String file, long pos, String gtid) implements Snap
                 .map(e -> e.getKey() + "-0-" + e.getValue()).collect(java.util.stream.Collectors.joining(",")));
     }
 
+    /**
+     * Whether a source's GTID state ({@code @@gtid_binlog_pos} under MariaDB's strict mode, MySQL's
+     * {@code @@gtid_executed}) includes an event's GTID; null when they cannot be compared.
+     */
+    public static Boolean gtidStateIncludes(String state, String eventGtid) {
+        return Gtids.includes(state, eventGtid);
+    }
+
     /** Orders binlog coordinates: by the file's numeric suffix, then by offset. */
     public static int compare(String fileA, long posA, String fileB, long posB) {
         int c = Long.compare(fileSequence(fileA), fileSequence(fileB));
