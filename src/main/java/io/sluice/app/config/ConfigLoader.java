@@ -122,8 +122,10 @@ public final class ConfigLoader {
                 continue;
             }
             for (Map.Entry<String, String> d : section.derived().entrySet()) {
-                if (settings.remove(d.getKey()) != null) {
-                    problems.add(section.name() + "." + d.getKey() + ": set from " + d.getValue() + "; remove it here");
+                for (String written : new java.util.LinkedHashSet<>(List.of(d.getKey(), Settings.yamlKey(d.getKey())))) {
+                    if (settings.remove(written) != null) {
+                        problems.add(section.name() + "." + written + ": set from " + d.getValue() + "; remove it here");
+                    }
                 }
             }
             if (section == ConfigSchema.TABLES) {

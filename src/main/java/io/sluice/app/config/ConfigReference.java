@@ -85,7 +85,7 @@ public final class ConfigReference {
             if (!section.derived().isEmpty()) {
                 md.append("\nSet by Sluice from other sections (not accepted here):\n\n");
                 section.derived().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e ->
-                        md.append("- `").append(e.getKey()).append("` from `").append(e.getValue()).append("`\n"));
+                        md.append("- `").append(Settings.yamlKey(e.getKey())).append("` from `").append(e.getValue()).append("`\n"));
             }
             if (section == ConfigSchema.TABLES) {
                 md.append("""
@@ -112,7 +112,7 @@ public final class ConfigReference {
     private static String table(Settings settings, String prefix) {
         StringBuilder sb = new StringBuilder("| key | type | default | description |\n|---|---|---|---|\n");
         for (Setting<?> s : settings.all()) {
-            sb.append("| `").append(prefix).append(s.key()).append("` | ").append(s.type().name())
+            sb.append("| `").append(prefix).append(settings.name(s)).append("` | ").append(s.type().name())
                     .append(s.unit().isEmpty() || s.unit().equals(s.type().name()) ? "" : " (" + s.unit() + ")")
                     .append(s.secret() ? ", *secret*" : "").append(" | ")
                     .append(s.required() ? "**required**" : s.defaultValue() == null ? "unset" : "`" + shown(s) + "`")

@@ -1,6 +1,5 @@
 package io.sluice.app.config;
 
-import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.Settings;
 
 import java.util.List;
@@ -32,12 +31,11 @@ public record ConfigSection(String name, String description, Settings declared, 
         return new ConfigSection(name, description, settings, Map.of());
     }
 
-    /** The settings a user may write in this section. */
+    /**
+     * The settings a user may write in this section, under their YAML keys ({@link Settings#yamlKey}: the
+     * components' dotted connector keys in kebab-case); the dotted keys still load, with a warning.
+     */
     public Settings userSettings() {
-        if (derived.isEmpty()) {
-            return declared;
-        }
-        List<Setting<?>> own = declared.all().stream().filter(s -> !derived.containsKey(s.key())).toList();
-        return new Settings(declared.component(), own);
+        return declared.only(s -> !derived.containsKey(s.key())).yamlStyle();
     }
 }
