@@ -66,6 +66,12 @@ public final class ConfigReference {
                 content, surrounding whitespace removed). Settings marked *secret* are never printed: logs, `/status`,
                 `/metrics` and error messages show `********`. Passwords written into a JDBC URL are masked the same way.
 
+                **Key style.** Keys are kebab-case words; a dot only separates a section from its key (`copier.chunk-rows-initial`).
+                The Connect connector configs of the copier and applier use the same settings with dots between words
+                (`chunk.rows.initial`), one mapped to the other mechanically. Renamed keys still load, with a warning naming the
+                new key: the dotted forms of the `copier` and `applier` keys, and `applier.packet.size`, now
+                `applier.batch-bytes` (`packet-size` is the copier's message size only).
+
                 **Value forms.** durations: `500ms`, `30s`, `5m`, `1h`, `7d`, combinable (`1m30s`); sizes: `512KiB`, `4MiB`,
                 `1GiB` (KB/MB/GB are binary too) or a plain byte count; lists: a YAML sequence `[a, b]` or `a,b`; booleans:
                 `true`/`false`.
@@ -116,9 +122,25 @@ public final class ConfigReference {
                     .append(s.unit().isEmpty() || s.unit().equals(s.type().name()) ? "" : " (" + s.unit() + ")")
                     .append(s.secret() ? ", *secret*" : "").append(" | ")
                     .append(s.required() ? "**required**" : s.defaultValue() == null ? "unset" : "`" + shown(s) + "`")
-                    .append(" | ").append(escape(s.description())).append(" |\n");
+                    .append(" | ").append(escape(describe(settings, s))).append(" |\n");
         }
         return sb.toString();
+    }
+
+    /**
+     * The description with the section's other keys as this file writes them: the declarations are shared with the
+     * connector configs, whose keys have dots. A setting's own key is left alone (the applier's placeholder
+     * description names Debezium's key of the same name).
+     */
+    private static String describe(Settings settings, Setting<?> s) {
+        String text = s.description();
+        for (Setting<?> other : settings.all()) {
+            if (other != s && !other.key().equals(settings.name(other))) {
+                text = text.replaceAll("(?<![\\w.-])" + java.util.regex.Pattern.quote(other.key()) + "(?![\\w-])",
+                        java.util.regex.Matcher.quoteReplacement(settings.name(other)));
+            }
+        }
+        return text;
     }
 
     private static <T> String shown(Setting<T> s) {
