@@ -236,7 +236,7 @@ public final class ConfigLoader {
             try {
                 CopierConfig.from(copier); // relations between keys (chunk.rows.min <= chunk.rows.max...)
             } catch (IllegalArgumentException e) {
-                problems.add("copier: " + e.getMessage());
+                problems.add("copier: " + ConfigSchema.COPIER.inYamlTerms(e.getMessage(), null));
             }
         }
         Settings.Values kafka = values.get(ConfigSchema.KAFKA.name());

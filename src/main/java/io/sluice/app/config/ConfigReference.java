@@ -86,7 +86,7 @@ public final class ConfigReference {
             if (own.all().isEmpty()) {
                 md.append("No settings yet.\n");
             } else {
-                md.append(table(own, section.name() + "."));
+                md.append(table(own, section.name() + ".", section));
             }
             if (!section.derived().isEmpty()) {
                 md.append("\nSet by Sluice from other sections (not accepted here):\n\n");
@@ -108,39 +108,23 @@ public final class ConfigReference {
                         ```
 
                         """);
-                md.append(table(ConfigSchema.TABLE_MAPPING, "tables.mapping.<schema.table>."));
+                md.append(table(ConfigSchema.TABLE_MAPPING, "tables.mapping.<schema.table>.", null));
             }
         }
         return md.toString();
     }
 
     /** Like {@link Settings#markdownReference} plus the expected form of each type, which users ask for most. */
-    private static String table(Settings settings, String prefix) {
+    private static String table(Settings settings, String prefix, ConfigSection section) {
         StringBuilder sb = new StringBuilder("| key | type | default | description |\n|---|---|---|---|\n");
         for (Setting<?> s : settings.all()) {
             sb.append("| `").append(prefix).append(settings.name(s)).append("` | ").append(s.type().name())
                     .append(s.unit().isEmpty() || s.unit().equals(s.type().name()) ? "" : " (" + s.unit() + ")")
                     .append(s.secret() ? ", *secret*" : "").append(" | ")
                     .append(s.required() ? "**required**" : s.defaultValue() == null ? "unset" : "`" + shown(s) + "`")
-                    .append(" | ").append(escape(describe(settings, s))).append(" |\n");
+                    .append(" | ").append(escape(section == null ? s.description() : section.inYamlTerms(s.description(), s))).append(" |\n");
         }
         return sb.toString();
-    }
-
-    /**
-     * The description with the section's other keys as this file writes them: the declarations are shared with the
-     * connector configs, whose keys have dots. A setting's own key is left alone (the applier's placeholder
-     * description names Debezium's key of the same name).
-     */
-    private static String describe(Settings settings, Setting<?> s) {
-        String text = s.description();
-        for (Setting<?> other : settings.all()) {
-            if (other != s && !other.key().equals(settings.name(other))) {
-                text = text.replaceAll("(?<![\\w.-])" + java.util.regex.Pattern.quote(other.key()) + "(?![\\w-])",
-                        java.util.regex.Matcher.quoteReplacement(settings.name(other)));
-            }
-        }
-        return text;
     }
 
     private static <T> String shown(Setting<T> s) {

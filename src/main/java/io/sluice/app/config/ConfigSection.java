@@ -1,5 +1,6 @@
 package io.sluice.app.config;
 
+import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.Settings;
 
 import java.util.List;
@@ -37,5 +38,21 @@ public record ConfigSection(String name, String description, Settings declared, 
      */
     public Settings userSettings() {
         return declared.only(s -> !derived.containsKey(s.key())).yamlStyle();
+    }
+
+    /**
+     * {@code text} (a description or a component's message, which name the declared keys) with this section's keys as
+     * the YAML file writes them; {@code except}'s own key is left alone (a description may name another system's key
+     * of the same name).
+     */
+    public String inYamlTerms(String text, Setting<?> except) {
+        Settings user = userSettings();
+        for (Setting<?> other : user.all()) {
+            if (other != except && !other.key().equals(user.name(other))) {
+                text = text.replaceAll("(?<![\\w.-])" + java.util.regex.Pattern.quote(other.key()) + "(?![\\w-])",
+                        java.util.regex.Matcher.quoteReplacement(user.name(other)));
+            }
+        }
+        return text;
     }
 }

@@ -86,7 +86,7 @@ class ConfigLoaderTest {
                   enabled: perhaps
                   port: 70000
                 applier:
-                  packet.size: lots
+                  batch-bytes: lots
                 """);
         assertThat(p).anyMatch(s -> s.startsWith("kafka.partitions:") && s.contains("whole number") && s.contains("many"));
         assertThat(p).anyMatch(s -> s.startsWith("kafka.retention:") && s.contains("such as 500ms, 30s"));
@@ -135,13 +135,13 @@ class ConfigLoaderTest {
 
     @Test
     void componentRulesAcrossKeysAreChecked() {
-        assertThat(problems(VALID + "copier:\n  chunk.rows.min: 5000\n  chunk.rows.max: 100\n"))
-                .singleElement().asString().startsWith("copier: chunk.rows.min (5000) is above chunk.rows.max (100)");
+        assertThat(problems(VALID + "copier:\n  chunk-rows-min: 5000\n  chunk-rows-max: 100\n"))
+                .singleElement().asString().startsWith("copier: chunk-rows-min (5000) is above chunk-rows-max (100)");
     }
 
     @Test
     void keysSluiceDerivesAreRefusedInComponentSections() {
-        assertThat(problems(VALID + "applier:\n  partitions: 8\n  rows.per.write: 500\n"))
+        assertThat(problems(VALID + "applier:\n  partitions: 8\n  rows-per-write: 500\n"))
                 .containsExactly("applier.partitions: set from kafka.partitions; remove it here");
     }
 
