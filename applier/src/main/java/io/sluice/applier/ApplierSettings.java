@@ -100,7 +100,7 @@ public final class ApplierSettings {
             .description("Target column names that differ from the source's: schema.table.column=target_column entries; "
                     + "an empty target_column leaves the source column out of the target. See TargetMapping.").build();
 
-    public static final Setting<List<String>> MERGED_COPY_TABLES = Setting.builder("copy.merge.tables", SettingType.LIST)
+    public static final Setting<List<TableId>> MERGED_COPY_TABLES = Setting.builder("copy.merge.tables", SettingType.TABLES)
             .defaultValue(List.of())
             .description("Source tables (schema.table) whose target table kept the rows it held before the copy: their copy "
                     + "rows are written as upserts by key (the source's row wins, rows only the target has stay) instead of "

@@ -77,9 +77,9 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         if (cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_EXISTING_ROWS).equals("keep")) {
             // Tables that existed before the run may hold rows: their copy merges by key (a resumed run's tables too,
             // whose rows are the copy's own; merging them again is slower, not wrong).
-            List<String> kept = plan.tables().stream().filter(PlannedTable::targetExists).map(t -> t.source().id().toString()).toList();
+            List<TableId> kept = plan.tables().stream().filter(PlannedTable::targetExists).map(t -> t.source().id()).toList();
             if (!kept.isEmpty()) {
-                b.applier(Map.of(ApplierSettings.MERGED_COPY_TABLES.key(), String.join(",", kept)));
+                b.applier(Map.of(ApplierSettings.MERGED_COPY_TABLES.key(), TableList.format(kept)));
             }
         }
         return b.build();
