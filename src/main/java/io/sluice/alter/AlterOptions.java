@@ -1,6 +1,7 @@
 package io.sluice.alter;
 
 import io.sluice.spi.config.SettingType;
+import io.sluice.spi.config.Settings;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.VerifyConfig;
 
@@ -53,23 +54,24 @@ public record AlterOptions(TableId table, String alterClause, Map<String, String
         }
     }
 
-    /** The defaults, in the command line's form: {@code sluice alter}'s options and {@link #of} both read them. */
-    public static final String DEFAULT_LOCK_BOUND = "3s";
-    public static final String DEFAULT_MAX_LAG = "2s";
-    public static final String DEFAULT_CUT_OVER_ATTEMPTS = "5";
-    public static final String DEFAULT_POLICY = "refuse";
-    /** Without kafka.partitions in the config file: one table needs fewer applier tasks than a whole pipeline. */
-    public static final int DEFAULT_PARTITIONS = 2;
-    /** The wait after the first failed cut-over attempt (doubled each time). */
-    public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
-
-    /** Defaults: the DEFAULT_ constants, revert window on. */
+    /** The declared defaults ({@link AlterSettings}), revert window on. */
     public static AlterOptions of(TableId table, String alterClause) {
-        VerifyConfig v = VerifyConfig.parse(Map.of("deadline", "30s", "recheck-interval", "500ms"));
-        Policy policy = Policy.valueOf(DEFAULT_POLICY.toUpperCase(java.util.Locale.ROOT));
-        return new AlterOptions(table, alterClause, Map.of(), policy, policy, false, SettingType.DURATION_TYPE.parse(DEFAULT_LOCK_BOUND),
-                SettingType.DURATION_TYPE.parse(DEFAULT_MAX_LAG), Integer.parseInt(DEFAULT_CUT_OVER_ATTEMPTS), DEFAULT_RETRY_BACKOFF,
-                false, true, DEFAULT_PARTITIONS, Duration.ofHours(24), v, Duration.ofSeconds(1));
+        return from(table, alterClause, AlterSettings.SETTINGS.parse(Map.of(), "alter."));
+    }
+
+    /** The {@code alter:} section's values (defaults where unwritten); the command line's options go on top. */
+    public static AlterOptions from(TableId table, String alterClause, Settings.Values v) {
+        VerifyConfig verify = VerifyConfig.parse(Map.of("deadline", SettingType.DURATION_TYPE.format(v.get(AlterSettings.VERIFY_DEADLINE)),
+                "recheck-interval", "500ms"));
+        return new AlterOptions(table, alterClause, Map.of(), policy(v.get(AlterSettings.FOREIGN_KEYS)),
+                policy(v.get(AlterSettings.TRIGGERS)), v.get(AlterSettings.ALLOW_NARROWING), v.get(AlterSettings.LOCK_TIMEOUT),
+                v.get(AlterSettings.MAX_LAG), v.get(AlterSettings.CUTOVER_ATTEMPTS), v.get(AlterSettings.RETRY_BACKOFF), false,
+                v.get(AlterSettings.REVERT_WINDOW), v.get(AlterSettings.PARTITIONS), v.get(AlterSettings.COPY_TIMEOUT), verify,
+                Duration.ofSeconds(1));
+    }
+
+    private static Policy policy(String text) {
+        return Policy.valueOf(text.toUpperCase(java.util.Locale.ROOT));
     }
 
     public AlterOptions withRenames(Map<String, String> r) {

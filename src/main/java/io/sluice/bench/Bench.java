@@ -316,7 +316,7 @@ final class Bench {
                             pts.add(new SvgChart.Point(r[0], r[2]));
                         }
                     }
-                    chart.series("packet.size " + bytes(packet), pts);
+                    chart.series("batch.bytes " + bytes(packet), pts);
                 }
                 if (!Double.isNaN(jdbcSinkDrain)) {
                     chart.series("Debezium JDBC sink (stream phase)", List.of(new SvgChart.Point(o.jdbcSinkBatch(), jdbcSinkDrain)));
@@ -326,7 +326,7 @@ final class Bench {
             }
             if (!txSweep.isEmpty()) {
                 SvgChart chart = new SvgChart("Applier: change events/s vs rows per transaction", "rows.per.transaction (log scale)", "events/s");
-                chart.series("rows.per.write 1000, packet 4MiB", txSweep.stream().map(r -> new SvgChart.Point(r[0], r[1])).toList());
+                chart.series("rows.per.write 1000, batch.bytes 4MiB", txSweep.stream().map(r -> new SvgChart.Point(r[0], r[1])).toList());
                 chart.mark(20000, "default 20000");
                 write(o.out().resolve("sweep-transaction.svg"), chart.render());
             }

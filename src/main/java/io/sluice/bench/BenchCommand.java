@@ -75,11 +75,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--sweep-rows-per-write", defaultValue = "1,10,100,1000,5000", split = ",", description = "Applier rows.per.write values.")
     List<Integer> sweepRowsPerWrite;
 
-    @Option(names = "--sweep-packet-sizes", defaultValue = "256KiB,1MiB,4MiB,16MiB", split = ",", description = "Applier packet.size values.")
+    @Option(names = "--sweep-packet-sizes", defaultValue = "256KiB,1MiB,4MiB,16MiB", split = ",", description = "Applier batch.bytes values (applier.batch-bytes).")
     List<String> sweepPacketSizes;
 
     @Option(names = "--sweep-rows-per-transaction", defaultValue = "100,1000,5000,20000,100000", split = ",",
-            description = "Applier rows.per.transaction values (at the default rows.per.write and packet.size).")
+            description = "Applier rows.per.transaction values (at the default rows.per.write and batch.bytes).")
     List<Integer> sweepRowsPerTransaction;
 
     @Option(names = "--stream-base-rows", defaultValue = "100000", description = "Rows of the stream table before the workload.")

@@ -91,7 +91,7 @@ final class SweepPhase {
             List<Map<String, String>> points = new ArrayList<>();
             for (int rpw : o.sweepRowsPerWrite()) {
                 for (long packet : o.sweepPacketSizes()) {
-                    points.add(SluicePipeline.map("rows.per.write", String.valueOf(rpw), "packet.size", String.valueOf(packet)));
+                    points.add(SluicePipeline.map("rows.per.write", String.valueOf(rpw), "batch.bytes", String.valueOf(packet)));
                 }
             }
             for (int rpt : o.sweepRowsPerTransaction()) {
@@ -114,14 +114,14 @@ final class SweepPhase {
                     p.delete(connector);
                 }
                 int rpw = Integer.parseInt(point.getOrDefault("rows.per.write", "1000"));
-                long packet = Long.parseLong(point.getOrDefault("packet.size", String.valueOf(4L << 20)));
+                long packet = Long.parseLong(point.getOrDefault("batch.bytes", String.valueOf(4L << 20)));
                 int rpt = Integer.parseInt(point.getOrDefault("rows.per.transaction", "20000"));
                 if (point.containsKey("rows.per.transaction")) {
                     bench.txSweep.add(new double[]{rpt, d.eventsPerSecond()});
                 } else {
                     bench.applySweep.add(new double[]{rpw, packet, d.eventsPerSecond()});
                 }
-                report.add(section, String.format(Locale.ROOT, "rows.per.write=%d packet.size=%s rows.per.transaction=%d", rpw,
+                report.add(section, String.format(Locale.ROOT, "rows.per.write=%d batch.bytes=%s rows.per.transaction=%d", rpw,
                         Bench.bytes(packet), rpt), Report.rate(d.eventsPerSecond()) + " events/s", String.format(Locale.ROOT, "%,d events in %.1f s; %s",
                         backlog.events(), d.seconds(), used));
                 try (Connection t = env.target.connect(db)) {

@@ -73,28 +73,31 @@ final class AlterCommand implements Callable<Integer> {
     @Option(names = "--rename-column", paramLabel = "OLD=NEW", description = "Map a renamed column (repeatable).")
     private Map<String, String> renames;
 
-    @Option(names = "--max-lag", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = AlterOptions.DEFAULT_MAX_LAG,
-            description = "Cut over only when the shadow table is at most this far behind (default: ${DEFAULT-VALUE}).")
+    // No picocli defaults: an option not given leaves the config file's alter section, else its declared default
+    // (AlterSettings), so each default is written once.
+    @Option(names = "--max-lag", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Cut over only when the shadow table is at most this far behind (default: alter.max-lag, 2s).")
     private Duration maxLag;
 
-    @Option(names = "--lock-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = AlterOptions.DEFAULT_LOCK_BOUND,
-            description = "Longest the cut-over may block the application's queries on the table (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--lock-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Longest the cut-over may block the application's queries on the table (default: alter.lock-timeout, 3s).")
     private Duration lockTimeout;
 
-    @Option(names = "--cutover-attempts", paramLabel = "N", defaultValue = AlterOptions.DEFAULT_CUT_OVER_ATTEMPTS,
-            description = "Cut-over attempts (doubling back-off from 1 s) before giving up (default: ${DEFAULT-VALUE}).")
-    private int attempts;
+    @Option(names = "--cutover-attempts", paramLabel = "N",
+            description = "Cut-over attempts (doubling back-off from alter.retry-backoff) before giving up (default: alter.cutover-attempts, 5).")
+    private Integer attempts;
 
     @Option(names = "--no-revert-window",
             description = "Drop the revert window: after the cut-over the old table is not kept in step, so --revert is not possible.")
     private boolean noRevertWindow;
 
-    @Option(names = "--foreign-keys", paramLabel = "POLICY", defaultValue = AlterOptions.DEFAULT_POLICY,
-            description = "Foreign keys on or to the table: refuse (default) or drop (the new table has none; recreate them yourself).")
+    @Option(names = "--foreign-keys", paramLabel = "POLICY",
+            description = "Foreign keys on or to the table: refuse or drop (the new table has none; recreate them yourself) "
+                    + "(default: alter.foreign-keys, refuse).")
     private AlterOptions.Policy foreignKeys;
 
-    @Option(names = "--triggers", paramLabel = "POLICY", defaultValue = AlterOptions.DEFAULT_POLICY,
-            description = "Triggers on the table: refuse (default) or drop (the new table has none).")
+    @Option(names = "--triggers", paramLabel = "POLICY",
+            description = "Triggers on the table: refuse or drop (the new table has none) (default: alter.triggers, refuse).")
     private AlterOptions.Policy triggers;
 
     @Option(names = "--allow-narrowing", description = "Accept type changes that may not hold every value (a value that does not fit stops the alter).")
@@ -109,10 +112,10 @@ final class AlterCommand implements Callable<Integer> {
         if (action.alter != null && action.alter.isBlank()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--alter needs the ALTER TABLE clause");
         }
-        if (attempts < 1) {
+        if (attempts != null && attempts < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--cutover-attempts must be at least 1");
         }
-        if (lockTimeout.isZero() || lockTimeout.isNegative()) {
+        if (lockTimeout != null && (lockTimeout.isZero() || lockTimeout.isNegative())) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--lock-timeout must be positive");
         }
         TableId t;
@@ -123,19 +126,21 @@ final class AlterCommand implements Callable<Integer> {
         }
         Map<String, Settings.Values> cfg = ConfigLoader.loadSections(config,
                 List.of(ConfigSchema.PIPELINE, ConfigSchema.SOURCE, ConfigSchema.KAFKA, ConfigSchema.HTTP, ConfigSchema.COPIER,
-                        ConfigSchema.APPLIER));
+                        ConfigSchema.APPLIER, ConfigSchema.ALTER));
         Settings.Values source = cfg.get(ConfigSchema.SOURCE.name());
         Database db = new Database(source.get(ConfigSchema.SOURCE_URL), source.get(ConfigSchema.SOURCE_USER),
                 source.get(ConfigSchema.SOURCE_PASSWORD));
-        AlterOptions options = AlterOptions.of(t, action.alter == null ? "" : action.alter)
+        AlterOptions base = AlterOptions.from(t, action.alter == null ? "" : action.alter, cfg.get(ConfigSchema.ALTER.name()));
+        AlterOptions options = base
                 .withRenames(renames == null ? Map.of() : renames)
-                .withPolicies(foreignKeys, triggers)
-                .withAllowNarrowing(allowNarrowing)
-                .withCutOver(lockTimeout, maxLag, attempts, AlterOptions.DEFAULT_RETRY_BACKOFF)
+                .withPolicies(foreignKeys == null ? base.foreignKeys() : foreignKeys, triggers == null ? base.triggers() : triggers)
+                .withAllowNarrowing(allowNarrowing || base.allowNarrowing())
+                .withCutOver(lockTimeout == null ? base.lockBound() : lockTimeout, maxLag == null ? base.maxLag() : maxLag,
+                        attempts == null ? base.cutOverAttempts() : attempts, base.retryBackoff())
                 .withPostponeCutOver(postponeCutover)
-                .withRevertWindow(!noRevertWindow);
+                .withRevertWindow(!noRevertWindow && base.revertWindow());
         Settings.Values kafka = cfg.get(ConfigSchema.KAFKA.name());
-        if (kafka.isGiven(ConfigSchema.KAFKA_PARTITIONS)) {   // else the alter's own default (AlterOptions)
+        if (kafka.isGiven(ConfigSchema.KAFKA_PARTITIONS)) {   // else alter.partitions (AlterSettings)
             options = options.withPartitions(kafka.get(ConfigSchema.KAFKA_PARTITIONS));
         }
         // One embedded state directory per altered table: --revert and --cleanup find the revert stream there.

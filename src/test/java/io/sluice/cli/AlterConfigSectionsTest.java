@@ -58,8 +58,8 @@ class AlterConfigSectionsTest {
                     pipeline: {name: %s}
                     source: {url: "%s", user: %s, password: "%s"}
                     kafka: {bootstrap-servers: "%s", connect-url: "%s", partitions: 3}
-                    copier: {chunk.rows.initial: 300, chunk.rows.min: 100, chunk.rows.max: 700, parallelism: 1}
-                    applier: {rows.per.write: 123}
+                    copier: {chunk-rows-initial: 300, chunk-rows-min: 100, chunk-rows-max: 700, parallelism: 1}
+                    applier: {rows.per.write: 123}   # the dotted form of rows-per-write: still read (with a warning)
                     http: {enabled: false}
                     """.formatted(TestServers.uniqueName("altersections"), pg.jdbcUrl(db), pg.user(), pg.password(),
                     TestServers.kafka().bootstrapServers(), worker.restUrl()));
@@ -100,12 +100,12 @@ class AlterConfigSectionsTest {
         Path config = Files.writeString(dir.resolve("sluice.yaml"), """
                 source: {url: "%s", user: %s, password: "%s"}
                 kafka: {bootstrap-servers: "%s"}
-                copier: {chunk.rows.max: 700}
+                copier: {chunk-rows-max: 700}
                 http: {enabled: false}
                 """.formatted(pg.jdbcUrl(db), pg.user(), pg.password(), TestServers.kafka().bootstrapServers()));
         CliRun r = CliRun.of("alter", "-c", config.toString(), "-t", "public.orders", "--alter", "ADD COLUMN note text");
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("copier:", "chunk.rows.min", "chunk.rows.max");
+        assertThat(r.err()).contains("copier:", "chunk-rows-min", "chunk-rows-max");
         try (Connection c = pg.connect(db); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")) {
             rs.next();

@@ -17,14 +17,14 @@ public record ApplierOptions(String pipeline, int partitions, String stateSchema
 
     public static ApplierOptions from(Settings.Values v) {
         return new ApplierOptions(v.get(ApplierSettings.PIPELINE), v.get(ApplierSettings.PARTITIONS),
-                v.get(ApplierSettings.STATE_SCHEMA), v.get(ApplierSettings.PACKET_SIZE), v.get(ApplierSettings.ROWS_PER_WRITE),
+                v.get(ApplierSettings.STATE_SCHEMA), v.get(ApplierSettings.BATCH_BYTES), v.get(ApplierSettings.ROWS_PER_WRITE),
                 v.get(ApplierSettings.ROWS_PER_TRANSACTION), v.get(ApplierSettings.COMMIT_INTERVAL), LOCK_TIMEOUT);
     }
 
     /** The declared defaults, for tests and embedding. */
     public static ApplierOptions defaults(String pipeline, int partitions) {
         return new ApplierOptions(pipeline, partitions, ApplierSettings.STATE_SCHEMA.defaultValue(),
-                ApplierSettings.PACKET_SIZE.defaultValue(), ApplierSettings.ROWS_PER_WRITE.defaultValue(),
+                ApplierSettings.BATCH_BYTES.defaultValue(), ApplierSettings.ROWS_PER_WRITE.defaultValue(),
                 ApplierSettings.ROWS_PER_TRANSACTION.defaultValue(), ApplierSettings.COMMIT_INTERVAL.defaultValue(), LOCK_TIMEOUT);
     }
 

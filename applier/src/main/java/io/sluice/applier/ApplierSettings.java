@@ -1,9 +1,11 @@
 package io.sluice.applier;
 
+import io.sluice.spi.config.PipelineSettings;
 import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.connect.ChangeEventDecoder;
+import io.sluice.spi.model.TableId;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +14,7 @@ import java.util.List;
  * The applier's declared settings. The three sizes are deliberately separate (the issue that started the
  * project: Vitess ties bytes fetched to rows per transaction):
  * <ul>
- *   <li>{@link #PACKET_SIZE}: how many bytes of change events are pulled from Kafka and buffered for per-key
+ *   <li>{@link #BATCH_BYTES}: how many bytes of change events are pulled from Kafka and buffered for per-key
  *       reduction before they are written. Bounds the applier's memory; bigger buffers reduce hot rows more.</li>
  *   <li>{@link #ROWS_PER_WRITE}: rows per SQL statement (multi-row upsert, delete, MariaDB bulk INSERT).
  *       1000 was the measured knee here: fewer rows per statement cost round trips, more gain nothing.</li>
@@ -25,28 +27,16 @@ public final class ApplierSettings {
     private ApplierSettings() {
     }
 
-    public static final Setting<String> PIPELINE = Setting.builder("pipeline", SettingType.STRING).required()
-            .description("Pipeline name: the topic prefix of the Debezium connector and the key of the applier's state rows.")
-            .validator(v -> v.isBlank() ? "must not be empty" : null).build();
-
-    public static final Setting<List<String>> TABLES = Setting.builder("tables", SettingType.LIST).required()
-            .description("Source tables to apply, as schema.table (PostgreSQL schema or MariaDB database).")
-            .validator(v -> v.isEmpty() ? "needs at least one table" : null).build();
-
-    public static final Setting<String> SOURCE_URL = Setting.builder("source.url", SettingType.STRING).required()
-            .description("JDBC URL of the source: the applier reads table plans and, for text keys under non-binary "
-                    + "collations, asks it for key order.").build();
-    public static final Setting<String> SOURCE_USER = Setting.builder("source.user", SettingType.STRING)
-            .defaultValue("").description("Source user name.").build();
-    public static final Setting<String> SOURCE_PASSWORD = Setting.builder("source.password", SettingType.STRING)
-            .defaultValue("").secret().description("Source password (use ${env:NAME} or ${file:/path}).").build();
-
-    public static final Setting<String> TARGET_URL = Setting.builder("target.url", SettingType.STRING).required()
-            .description("JDBC URL of the target database.").build();
-    public static final Setting<String> TARGET_USER = Setting.builder("target.user", SettingType.STRING)
-            .defaultValue("").description("Target user name.").build();
-    public static final Setting<String> TARGET_PASSWORD = Setting.builder("target.password", SettingType.STRING)
-            .defaultValue("").secret().description("Target password (use ${env:NAME} or ${file:/path}).").build();
+    // The pipeline-wide settings, declared once for both connectors (PipelineSettings).
+    public static final Setting<String> PIPELINE = PipelineSettings.PIPELINE;
+    public static final Setting<List<TableId>> TABLES = PipelineSettings.TABLES;
+    public static final Setting<String> SOURCE_URL = PipelineSettings.SOURCE_URL;
+    public static final Setting<String> SOURCE_USER = PipelineSettings.SOURCE_USER;
+    public static final Setting<String> SOURCE_PASSWORD = PipelineSettings.SOURCE_PASSWORD;
+    public static final Setting<String> TARGET_URL = PipelineSettings.TARGET_URL;
+    public static final Setting<String> TARGET_USER = PipelineSettings.TARGET_USER;
+    public static final Setting<String> TARGET_PASSWORD = PipelineSettings.TARGET_PASSWORD;
+    public static final Setting<Integer> PARTITIONS = PipelineSettings.PARTITIONS;
 
     public static final Setting<String> TARGET_SCHEMA = Setting.builder("target.schema", SettingType.STRING)
             .defaultValue("").description("Schema (database) of the target tables; empty keeps each source table's schema name.").build();
@@ -54,14 +44,11 @@ public final class ApplierSettings {
     public static final Setting<String> STATE_SCHEMA = Setting.builder("state.schema", SettingType.STRING)
             .defaultValue("sluice").description("Schema (database) in the target holding the applier's state tables; created if absent.").build();
 
-    public static final Setting<Integer> PARTITIONS = Setting.builder("partitions", SettingType.INT).defaultValue(1)
-            .description("Partitions of every change and copy topic (they are paired); checked against the assignment.")
-            .validator(Setting.atLeast(1)).build();
-
-    public static final Setting<Long> PACKET_SIZE = Setting.builder("packet.size", SettingType.BYTES)
-            .defaultValue(4L << 20).unit("bytes")
+    public static final Setting<Long> BATCH_BYTES = Setting.builder("batch.bytes", SettingType.BYTES)
+            .defaultValue(4L << 20).unit("bytes").formerKey("packet.size")
             .description("Bytes of change events pulled from Kafka (consumer fetch size) and buffered for per-key "
-                    + "reduction before they are written.")
+                    + "reduction before they are written: one batch. Formerly packet.size, which in the copier means the "
+                    + "size of one copy message.")
             .validator(v -> v < 64 * 1024 ? "must be at least 64KiB" : null).build();
 
     public static final Setting<Integer> ROWS_PER_WRITE = Setting.builder("rows.per.write", SettingType.INT)
@@ -100,7 +87,7 @@ public final class ApplierSettings {
 
     public static final Settings SETTINGS = new Settings("applier", List.of(PIPELINE, TABLES, SOURCE_URL, SOURCE_USER,
             SOURCE_PASSWORD, TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, STATE_SCHEMA, PARTITIONS,
-            PACKET_SIZE, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, CREATE_TABLES, KEY_AFTER_COPY,
+            BATCH_BYTES, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, CREATE_TABLES, KEY_AFTER_COPY,
             UNAVAILABLE_PLACEHOLDER));
 
     public static final Setting<List<String>> TARGET_TABLES = Setting.builder("target.tables", SettingType.LIST)
@@ -113,7 +100,7 @@ public final class ApplierSettings {
             .description("Target column names that differ from the source's: schema.table.column=target_column entries; "
                     + "an empty target_column leaves the source column out of the target. See TargetMapping.").build();
 
-    public static final Setting<List<String>> MERGED_COPY_TABLES = Setting.builder("copy.merge.tables", SettingType.LIST)
+    public static final Setting<List<TableId>> MERGED_COPY_TABLES = Setting.builder("copy.merge.tables", SettingType.TABLES)
             .defaultValue(List.of())
             .description("Source tables (schema.table) whose target table kept the rows it held before the copy: their copy "
                     + "rows are written as upserts by key (the source's row wins, rows only the target has stay) instead of "

@@ -73,8 +73,7 @@ public final class Planner {
         String pipeline = v.get(ApplierSettings.PIPELINE);
         List<TablePlan> plans = new ArrayList<>();
         try (Connection s = source.open(); Connection t = target(v).open()) {
-            for (String name : v.get(ApplierSettings.TABLES)) {
-                TableId id = TableId.parse(name);
+            for (TableId id : v.get(ApplierSettings.TABLES)) {
                 TableDef def = sd.describe(s, id);
                 TableId target = mapping.targetOf(id, targetOf(v, id));
                 ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES),

@@ -74,9 +74,7 @@ public final class TargetMapping {
             throw new ConfigException(problems);
         }
         java.util.Set<TableId> merged = new java.util.LinkedHashSet<>();
-        for (String e : v.get(ApplierSettings.MERGED_COPY_TABLES)) {
-            merged.add(TableId.parse(e));
-        }
+        merged.addAll(v.get(ApplierSettings.MERGED_COPY_TABLES));
         return new TargetMapping(tables, columns, merged);
     }
 

@@ -120,7 +120,7 @@ final class EndToEnd {
         applier.put("target.password", tgt.password());
         applier.put("target.schema", targetSchema);
         applier.put("partitions", String.valueOf(PARTITIONS));
-        applier.put("packet.size", "256KiB");
+        applier.put("batch.bytes", "256KiB");
         applier.put("rows.per.write", "200");
         applier.put("rows.per.transaction", "2000");
         applier.put("commit.interval", "200ms");

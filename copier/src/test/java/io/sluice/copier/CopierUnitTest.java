@@ -1,6 +1,6 @@
 package io.sluice.copier;
 
-import io.sluice.copier.connect.TableList;
+import io.sluice.spi.model.TableList;
 import io.sluice.spi.codec.CopyMessage;
 import io.sluice.spi.config.ConfigException;
 import io.sluice.spi.dialect.KeyComparators;

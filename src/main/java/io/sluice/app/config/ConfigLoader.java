@@ -122,8 +122,10 @@ public final class ConfigLoader {
                 continue;
             }
             for (Map.Entry<String, String> d : section.derived().entrySet()) {
-                if (settings.remove(d.getKey()) != null) {
-                    problems.add(section.name() + "." + d.getKey() + ": set from " + d.getValue() + "; remove it here");
+                for (String written : new java.util.LinkedHashSet<>(List.of(d.getKey(), Settings.yamlKey(d.getKey())))) {
+                    if (settings.remove(written) != null) {
+                        problems.add(section.name() + "." + written + ": set from " + d.getValue() + "; remove it here");
+                    }
                 }
             }
             if (section == ConfigSchema.TABLES) {
@@ -234,7 +236,7 @@ public final class ConfigLoader {
             try {
                 CopierConfig.from(copier); // relations between keys (chunk.rows.min <= chunk.rows.max...)
             } catch (IllegalArgumentException e) {
-                problems.add("copier: " + e.getMessage());
+                problems.add("copier: " + ConfigSchema.COPIER.inYamlTerms(e.getMessage(), null));
             }
         }
         Settings.Values kafka = values.get(ConfigSchema.KAFKA.name());

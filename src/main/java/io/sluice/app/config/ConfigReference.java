@@ -66,6 +66,12 @@ public final class ConfigReference {
                 content, surrounding whitespace removed). Settings marked *secret* are never printed: logs, `/status`,
                 `/metrics` and error messages show `********`. Passwords written into a JDBC URL are masked the same way.
 
+                **Key style.** Keys are kebab-case words; a dot only separates a section from its key (`copier.chunk-rows-initial`).
+                The Connect connector configs of the copier and applier use the same settings with dots between words
+                (`chunk.rows.initial`), one mapped to the other mechanically. Renamed keys still load, with a warning naming the
+                new key: the dotted forms of the `copier` and `applier` keys, and `applier.packet.size`, now
+                `applier.batch-bytes` (`packet-size` is the copier's message size only).
+
                 **Value forms.** durations: `500ms`, `30s`, `5m`, `1h`, `7d`, combinable (`1m30s`); sizes: `512KiB`, `4MiB`,
                 `1GiB` (KB/MB/GB are binary too) or a plain byte count; lists: a YAML sequence `[a, b]` or `a,b`; booleans:
                 `true`/`false`.
@@ -80,12 +86,12 @@ public final class ConfigReference {
             if (own.all().isEmpty()) {
                 md.append("No settings yet.\n");
             } else {
-                md.append(table(own, section.name() + "."));
+                md.append(table(own, section.name() + ".", section));
             }
             if (!section.derived().isEmpty()) {
                 md.append("\nSet by Sluice from other sections (not accepted here):\n\n");
                 section.derived().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e ->
-                        md.append("- `").append(e.getKey()).append("` from `").append(e.getValue()).append("`\n"));
+                        md.append("- `").append(Settings.yamlKey(e.getKey())).append("` from `").append(e.getValue()).append("`\n"));
             }
             if (section == ConfigSchema.TABLES) {
                 md.append("""
@@ -102,21 +108,21 @@ public final class ConfigReference {
                         ```
 
                         """);
-                md.append(table(ConfigSchema.TABLE_MAPPING, "tables.mapping.<schema.table>."));
+                md.append(table(ConfigSchema.TABLE_MAPPING, "tables.mapping.<schema.table>.", null));
             }
         }
         return md.toString();
     }
 
     /** Like {@link Settings#markdownReference} plus the expected form of each type, which users ask for most. */
-    private static String table(Settings settings, String prefix) {
+    private static String table(Settings settings, String prefix, ConfigSection section) {
         StringBuilder sb = new StringBuilder("| key | type | default | description |\n|---|---|---|---|\n");
         for (Setting<?> s : settings.all()) {
-            sb.append("| `").append(prefix).append(s.key()).append("` | ").append(s.type().name())
+            sb.append("| `").append(prefix).append(settings.name(s)).append("` | ").append(s.type().name())
                     .append(s.unit().isEmpty() || s.unit().equals(s.type().name()) ? "" : " (" + s.unit() + ")")
                     .append(s.secret() ? ", *secret*" : "").append(" | ")
                     .append(s.required() ? "**required**" : s.defaultValue() == null ? "unset" : "`" + shown(s) + "`")
-                    .append(" | ").append(escape(s.description())).append(" |\n");
+                    .append(" | ").append(escape(section == null ? s.description() : section.inYamlTerms(s.description(), s))).append(" |\n");
         }
         return sb.toString();
     }

@@ -2,6 +2,7 @@ package io.sluice.app.config;
 
 import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
+import io.sluice.spi.config.PipelineSettings;
 import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
@@ -32,8 +33,8 @@ public final class ConfigSchema {
 
     // ---- source / target ---------------------------------------------------------------------------
 
-    public static final Setting<String> SOURCE_URL = url("the source database: jdbc:postgresql://host:5432/db, "
-            + "jdbc:mariadb://host:3306/db or jdbc:mysql://host:3306/db");
+    // The URLs and partitions are the connectors' own declarations (PipelineSettings) under their YAML keys.
+    public static final Setting<String> SOURCE_URL = PipelineSettings.SOURCE_URL.renamed("url");
     public static final Setting<String> SOURCE_USER = user("source");
     public static final Setting<String> SOURCE_PASSWORD = password("source");
     public static final Setting<Duration> SOURCE_HEARTBEAT = Setting.builder("heartbeat", SettingType.DURATION_TYPE)
@@ -45,7 +46,7 @@ public final class ConfigSchema {
             .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
             .description(ZeroDates.DESCRIPTION).build();
 
-    public static final Setting<String> TARGET_URL = url("the target database (PostgreSQL, YugabyteDB, MariaDB or MySQL)");
+    public static final Setting<String> TARGET_URL = PipelineSettings.TARGET_URL.renamed("url");
     public static final Setting<String> TARGET_USER = user("target");
     public static final Setting<String> TARGET_PASSWORD = password("target");
     public static final Setting<String> TARGET_SCHEMA = Setting.builder("schema", SettingType.STRING)
@@ -100,10 +101,7 @@ public final class ConfigSchema {
                     + "the connectors on; needs bootstrap-servers. Unset: an in-process Connect worker.")
             .validator(v -> v.startsWith("http://") || v.startsWith("https://") ? null : "must be an http:// or https:// URL")
             .build();
-    public static final Setting<Integer> KAFKA_PARTITIONS = Setting.builder("partitions", SettingType.INT).defaultValue(4)
-            .description("Partitions of every change and copy topic (paired, so equal); also the most applier tasks "
-                    + "that can work in parallel.")
-            .validator(v -> v < 1 || v > 1024 ? "must be between 1 and 1024" : null).build();
+    public static final Setting<Integer> KAFKA_PARTITIONS = PipelineSettings.PARTITIONS;
     public static final Setting<Integer> KAFKA_REPLICATION = Setting.builder("replication-factor", SettingType.INT)
             .description("Replication factor of the topics Sluice creates; unset uses the broker's default "
                     + "(1 on the embedded broker).")
@@ -174,16 +172,16 @@ public final class ConfigSchema {
             "How `sluice verify` compares source and target: chunk size, how long differences may take to converge, "
                     + "how many differing keys are reported.", VerifyConfig.SETTINGS);
 
+    public static final ConfigSection ALTER = ConfigSection.of("alter",
+            "`sluice alter`'s own bounds (its command-line options override them); its stream also reads the copier, "
+                    + "applier and kafka sections, as replicate does.", io.sluice.alter.AlterSettings.SETTINGS);
+
     /** All sections, in the order of the reference and the effective-config log. */
-    public static final List<ConfigSection> SECTIONS = List.of(PIPELINE, SOURCE, TARGET, TABLES, KAFKA, HTTP, COPIER, APPLIER, VERIFY);
+    public static final List<ConfigSection> SECTIONS = List.of(PIPELINE, SOURCE, TARGET, TABLES, KAFKA, HTTP, COPIER, APPLIER, VERIFY,
+            ALTER);
 
     public static ConfigSection section(String name) {
         return SECTIONS.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);
-    }
-
-    private static Setting<String> url(String what) {
-        return Setting.builder("url", SettingType.STRING).required().description("JDBC URL of " + what + ".")
-                .validator(v -> v.startsWith("jdbc:") ? null : "must be a JDBC URL starting with jdbc:").build();
     }
 
     private static Setting<String> user(String which) {

@@ -32,12 +32,27 @@ public record ConfigSection(String name, String description, Settings declared, 
         return new ConfigSection(name, description, settings, Map.of());
     }
 
-    /** The settings a user may write in this section. */
+    /**
+     * The settings a user may write in this section, under their YAML keys ({@link Settings#yamlKey}: the
+     * components' dotted connector keys in kebab-case); the dotted keys still load, with a warning.
+     */
     public Settings userSettings() {
-        if (derived.isEmpty()) {
-            return declared;
+        return declared.only(s -> !derived.containsKey(s.key())).yamlStyle();
+    }
+
+    /**
+     * {@code text} (a description or a component's message, which name the declared keys) with this section's keys as
+     * the YAML file writes them; {@code except}'s own key is left alone (a description may name another system's key
+     * of the same name).
+     */
+    public String inYamlTerms(String text, Setting<?> except) {
+        Settings user = userSettings();
+        for (Setting<?> other : user.all()) {
+            if (other != except && !other.key().equals(user.name(other))) {
+                text = text.replaceAll("(?<![\\w.-])" + java.util.regex.Pattern.quote(other.key()) + "(?![\\w-])",
+                        java.util.regex.Matcher.quoteReplacement(user.name(other)));
+            }
         }
-        List<Setting<?>> own = declared.all().stream().filter(s -> !derived.containsKey(s.key())).toList();
-        return new Settings(declared.component(), own);
+        return text;
     }
 }

@@ -46,6 +46,11 @@ public final class SluiceConfig {
         return tables;
     }
 
+    /** One line per renamed key the file still uses, naming the key to write instead (each also logged at WARN). */
+    public List<String> warnings() {
+        return sections.values().stream().flatMap(v -> v.warnings().stream()).toList();
+    }
+
     public String pipelineName() {
         return get(ConfigSchema.PIPELINE, ConfigSchema.PIPELINE_NAME);
     }

@@ -1,15 +1,17 @@
 package io.sluice.app.config;
 
 import io.sluice.spi.model.TableId;
+import io.sluice.spi.model.TableList;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * A {@code schema.table} pattern of tables.include/exclude. {@code *} matches any run of characters and
- * {@code ?} one character, both within one name (never across the dot), so {@code shop*} cannot silently
- * select a whole schema. Matching is exact-case: names are compared as the catalog spells them.
+ * A {@code schema.table} pattern of tables.include/exclude, in the one table grammar ({@link TableList}: a name
+ * holding a dot or comma is double-quoted). {@code *} matches any run of characters and {@code ?} one character,
+ * both within one name (never across the dot), so {@code shop*} cannot silently select a whole schema; a quoted
+ * name has no wildcards. Matching is exact-case: names are compared as the catalog spells them.
  */
 public final class TablePattern {
     private final String text;
@@ -17,21 +19,28 @@ public final class TablePattern {
     private final Pattern table;
     private final boolean literal;
 
-    private TablePattern(String text) {
+    private final TableId literalTable;
+
+    private TablePattern(String text, TableList.Entry entry) {
         this.text = text;
-        int dot = text.indexOf('.');
-        this.schema = glob(text.substring(0, dot));
-        this.table = glob(text.substring(dot + 1));
-        this.literal = text.indexOf('*') < 0 && text.indexOf('?') < 0;
+        this.schema = glob(entry.schema());
+        this.table = glob(entry.table());
+        this.literal = !wild(entry.schema()) && !wild(entry.table());
+        this.literalTable = entry.id();
+    }
+
+    private static boolean wild(TableList.Part p) {
+        return !p.quoted() && (p.text().indexOf('*') >= 0 || p.text().indexOf('?') >= 0);
     }
 
     /** Null when the pattern is well-formed, else why not (for the setting's validator). */
     public static String problem(String text) {
-        int dot = text.indexOf('.');
-        if (dot <= 0 || dot == text.length() - 1 || text.indexOf('.', dot + 1) >= 0) {
-            return "'" + text + "' is not schema.table (one dot; * and ? as wildcards)";
+        try {
+            TableList.one(text);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return "'" + text + "' is not schema.table (* and ? as wildcards; double-quote a name holding a dot or comma)";
         }
-        return null;
     }
 
     static String validateAll(List<String> patterns) {
@@ -50,7 +59,7 @@ public final class TablePattern {
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
-        return new TablePattern(text);
+        return new TablePattern(text, TableList.one(text));
     }
 
     public boolean matches(TableId id) {
@@ -63,7 +72,7 @@ public final class TablePattern {
     }
 
     public TableId literalTable() {
-        return TableId.parse(text);
+        return literalTable;
     }
 
     @Override
@@ -71,7 +80,11 @@ public final class TablePattern {
         return text;
     }
 
-    private static Pattern glob(String glob) {
+    private static Pattern glob(TableList.Part part) {
+        if (part.quoted()) {
+            return Pattern.compile(Pattern.quote(part.text()), Pattern.DOTALL);
+        }
+        String glob = part.text();
         StringBuilder re = new StringBuilder();
         StringBuilder lit = new StringBuilder();
         for (char c : glob.toCharArray()) {

@@ -6,8 +6,9 @@ import io.sluice.app.log.SecretMasker;
 import io.sluice.app.progress.ProgressSource;
 import io.sluice.app.progress.RuntimeSettings;
 import io.sluice.spi.config.ConfigException;
+import io.sluice.applier.ApplierSettings;
+import io.sluice.copier.CopierConfig;
 import io.sluice.spi.config.Setting;
-import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,13 +43,12 @@ import java.util.function.Supplier;
 public final class HttpEndpoint implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
 
-    // Control parameters, declared like config keys so that a bad value gets the same kind of message.
-    static final Setting<Long> ROWS_PER_SECOND = Setting.builder("rows-per-second", SettingType.LONG)
-            .description("Copy rate limit in rows per second; 0 lifts it.").validator(Setting.atLeastLong(0)).build();
-    static final Setting<Integer> CHUNK_SIZE = Setting.builder("chunk-size", SettingType.INT)
-            .description("Rows per copy chunk.").validator(v -> v < 1 || v > 10_000_000 ? "must be between 1 and 10000000" : null).build();
-    static final Setting<Integer> ROWS_PER_WRITE = Setting.builder("rows-per-write", SettingType.INT)
-            .description("Rows per statement the applier writes.").validator(v -> v < 1 || v > 100_000 ? "must be between 1 and 100000" : null).build();
+    // Control parameters: the declarations of the settings they change (type, rule, description), under the
+    // parameter names, so a value refused in the config file is refused here with the same message.
+    static final Setting<Long> ROWS_PER_SECOND = CopierConfig.THROTTLE_ROWS_PER_SECOND.asParameter("rows-per-second");
+    /** Fixes the copy chunk at this many rows (initial, min and max alike), so it is checked as chunk.rows.max. */
+    static final Setting<Integer> CHUNK_SIZE = CopierConfig.CHUNK_ROWS_MAX.asParameter("chunk-size");
+    static final Setting<Integer> ROWS_PER_WRITE = ApplierSettings.ROWS_PER_WRITE.asParameter("rows-per-write");
     private static final Settings THROTTLE_PARAMS = new Settings("throttle", List.of(ROWS_PER_SECOND));
     private static final Settings SETTINGS_PARAMS = new Settings("settings", List.of(CHUNK_SIZE, ROWS_PER_WRITE));
 

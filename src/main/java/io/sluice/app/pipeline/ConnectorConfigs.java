@@ -12,7 +12,7 @@ import io.sluice.copier.connect.CopierSourceConnector;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.copier.connect.KafkaLimits;
-import io.sluice.copier.connect.TableList;
+import io.sluice.spi.model.TableList;
 import io.sluice.spi.config.ConfigException;
 import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.StreamSpec;
@@ -77,9 +77,9 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         if (cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_EXISTING_ROWS).equals("keep")) {
             // Tables that existed before the run may hold rows: their copy merges by key (a resumed run's tables too,
             // whose rows are the copy's own; merging them again is slower, not wrong).
-            List<String> kept = plan.tables().stream().filter(PlannedTable::targetExists).map(t -> t.source().id().toString()).toList();
+            List<TableId> kept = plan.tables().stream().filter(PlannedTable::targetExists).map(t -> t.source().id()).toList();
             if (!kept.isEmpty()) {
-                b.applier(Map.of(ApplierSettings.MERGED_COPY_TABLES.key(), String.join(",", kept)));
+                b.applier(Map.of(ApplierSettings.MERGED_COPY_TABLES.key(), TableList.format(kept)));
             }
         }
         return b.build();
@@ -159,7 +159,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         copier.put(CopierConnectorConfig.PIPELINE.key(), spec.name());
         copier.put(CopierConnectorConfig.TABLES.key(), TableList.format(spec.tables()));
         copier.put(CopierConnectorConfig.PARTITIONS.key(), String.valueOf(spec.partitions()));
-        copier.put(CopierConnectorConfig.JDBC_URL.key(), spec.source().url());
+        copier.put(CopierConnectorConfig.SOURCE_URL.key(), spec.source().url());
         copier.put(CopierConnectorConfig.USER.key(), spec.source().user());
         copier.put(CopierConnectorConfig.PASSWORD.key(), spec.source().password());
         copier.put(CopierConnectorConfig.BOOTSTRAP.key(), spec.bootstrapServers());
@@ -174,7 +174,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
     private static Map<String, String> applier(PipelineSpec spec) {
         Map<String, String> applier = new LinkedHashMap<>();
         applier.put(ApplierSettings.PIPELINE.key(), spec.name());
-        applier.put(ApplierSettings.TABLES.key(), String.join(",", spec.tables().stream().map(TableId::toString).toList()));
+        applier.put(ApplierSettings.TABLES.key(), TableList.format(spec.tables()));
         applier.put(ApplierSettings.SOURCE_URL.key(), spec.source().url());
         applier.put(ApplierSettings.SOURCE_USER.key(), spec.source().user());
         applier.put(ApplierSettings.SOURCE_PASSWORD.key(), spec.source().password());

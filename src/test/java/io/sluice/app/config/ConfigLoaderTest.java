@@ -61,7 +61,7 @@ class ConfigLoaderTest {
         assertThat(lines).contains("source.password = ********", "kafka.partitions = 4", "http.port = 8484",
                 "target.url = jdbc:fake://dst/db?user=x&password=********");
         assertThat(String.join("\n", lines)).doesNotContain("s3cret-src").doesNotContain("inurl");
-        assertThat(lines).anyMatch(l -> l.startsWith("applier.rows.per.write = "));
+        assertThat(lines).anyMatch(l -> l.startsWith("applier.rows-per-write = "));
     }
 
     @Test
@@ -86,13 +86,13 @@ class ConfigLoaderTest {
                   enabled: perhaps
                   port: 70000
                 applier:
-                  packet.size: lots
+                  batch-bytes: lots
                 """);
         assertThat(p).anyMatch(s -> s.startsWith("kafka.partitions:") && s.contains("whole number") && s.contains("many"));
         assertThat(p).anyMatch(s -> s.startsWith("kafka.retention:") && s.contains("such as 500ms, 30s"));
         assertThat(p).anyMatch(s -> s.startsWith("http.enabled:") && s.contains("true or false"));
         assertThat(p).anyMatch(s -> s.startsWith("http.port:") && s.contains("between 0 and 65535"));
-        assertThat(p).anyMatch(s -> s.startsWith("applier.packet.size:") && s.contains("4MiB"));
+        assertThat(p).anyMatch(s -> s.startsWith("applier.batch-bytes:") && s.contains("4MiB"));
         assertThat(p).hasSize(5);
     }
 
@@ -115,14 +115,14 @@ class ConfigLoaderTest {
 
     @Test
     void badNamesAndPatterns() {
-        List<String> p = problems(VALID.replace("include: [public.accounts]", "include: [accounts, public.a.b]") + """
+        List<String> p = problems(VALID.replace("include: [public.accounts]", "include: [accounts, 'public.\"a']") + """
                 pipeline:
                   name: My Pipeline
                 kafka:
                   connect-url: connect:8083
                 """);
         assertThat(p).anyMatch(s -> s.startsWith("tables.include:") && s.contains("'accounts' is not schema.table"));
-        assertThat(p).anyMatch(s -> s.contains("'public.a.b' is not schema.table"));
+        assertThat(p).anyMatch(s -> s.contains("'public.\"a' is not schema.table"));
         assertThat(p).anyMatch(s -> s.startsWith("pipeline.name:") && s.contains("lower-case"));
         assertThat(p).anyMatch(s -> s.startsWith("kafka.connect-url: must be an http://"));
     }
@@ -135,13 +135,13 @@ class ConfigLoaderTest {
 
     @Test
     void componentRulesAcrossKeysAreChecked() {
-        assertThat(problems(VALID + "copier:\n  chunk.rows.min: 5000\n  chunk.rows.max: 100\n"))
-                .singleElement().asString().startsWith("copier: chunk.rows.min (5000) is above chunk.rows.max (100)");
+        assertThat(problems(VALID + "copier:\n  chunk-rows-min: 5000\n  chunk-rows-max: 100\n"))
+                .singleElement().asString().startsWith("copier: chunk-rows-min (5000) is above chunk-rows-max (100)");
     }
 
     @Test
     void keysSluiceDerivesAreRefusedInComponentSections() {
-        assertThat(problems(VALID + "applier:\n  partitions: 8\n  rows.per.write: 500\n"))
+        assertThat(problems(VALID + "applier:\n  partitions: 8\n  rows-per-write: 500\n"))
                 .containsExactly("applier.partitions: set from kafka.partitions; remove it here");
     }
 

@@ -25,6 +25,13 @@ class TablePatternTest {
         // Regex characters in names are literal.
         assertThat(TablePattern.parse("a+b.c").matches(new TableId("a+b", "c"))).isTrue();
         assertThat(TablePattern.parse("a+b.c").matches(new TableId("aab", "c"))).isFalse();
+        // The one table grammar: a quoted name holds dots and commas and is never a pattern.
+        assertThat(TablePattern.parse("\"my.schema\".\"a,*\"").matches(new TableId("my.schema", "a,*"))).isTrue();
+        assertThat(TablePattern.parse("\"my.schema\".\"a,*\"").matches(new TableId("my.schema", "a,b"))).isFalse();
+        assertThat(TablePattern.parse("\"my.schema\".\"a,*\"").isLiteral()).isTrue();
+        assertThat(TablePattern.parse("\"my.schema\".a*").matches(new TableId("my.schema", "ab"))).isTrue();
+        assertThat(TableId.parse("\"my.schema\".orders")).isEqualTo(new TableId("my.schema", "orders"));
+        assertThat(TableId.parse("public.a.b")).as("the first dot separates, as before").isEqualTo(new TableId("public", "a.b"));
     }
 
     @Test

@@ -69,8 +69,8 @@ class StatusPageCopyTest {
                 tables: {include: [public.items]}
                 kafka: {bootstrap-servers: "%s", partitions: 1}
                 http: {enabled: false}
-                copier: {throttle.rows.per.second: 4000, chunk.rows.initial: 500, chunk.rows.max: 1000}
-                applier: {commit.interval: 200ms}
+                copier: {throttle-rows-per-second: 4000, chunk-rows-initial: 500, chunk-rows-max: 1000}
+                applier: {commit-interval: 200ms}
                 """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
                 TestServers.kafka().bootstrapServers()), null);
         ValidatedPlan plan = ConfigValidator.standard().validate(config);

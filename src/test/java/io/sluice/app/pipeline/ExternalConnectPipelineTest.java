@@ -48,7 +48,7 @@ class ExternalConnectPipelineTest {
                     tables: {include: [public.accounts, public.notes]}
                     kafka: {bootstrap-servers: "%s", connect-url: "%s", partitions: 1}
                     http: {enabled: false}
-                    applier: {commit.interval: 200ms}
+                    applier: {commit-interval: 200ms}
                     copier: {chunk.rows.initial: 500, chunk.rows.max: 1000}
                     """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
                     bootstrap, worker.restUrl()), null);

@@ -53,7 +53,7 @@ class LargeRowPipelineTest {
                 tables: {include: [public.docs]}
                 kafka: {partitions: 1, state-dir: "%s"}
                 http: {enabled: false}
-                applier: {commit.interval: 200ms}
+                applier: {commit-interval: 200ms}
                 copier: {message.max.bytes: 8MiB}
                 """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
                 Path.of("target", "large-row-test-" + System.nanoTime())), null);

@@ -111,8 +111,8 @@ class MySqlPipelineTest {
                 tables: {include: [%s.orders]}
                 kafka: {partitions: 1, state-dir: "%s"}
                 http: {enabled: false}
-                applier: {commit.interval: 200ms}
-                copier: {parallelism: 2, chunk.rows.initial: 200, chunk.rows.min: 100, chunk.rows.max: 500}
+                applier: {commit-interval: 200ms}
+                copier: {parallelism: 2, chunk-rows-initial: 200, chunk-rows-min: 100, chunk-rows-max: 500}
                 verify: {chunk-rows: 700}
                 """.formatted(name, mysql.jdbcUrl(src), mysql.cdcUser(), mysql.cdcPassword(), pg.jdbcUrl(dst), pg.user(), pg.password(),
                 src, Path.of("target", "mysql-pipeline-test-" + System.nanoTime())), null);

@@ -63,7 +63,7 @@ class RunReportTest {
                 tables: {include: [public.items]}
                 kafka: {partitions: 1, state-dir: "%s"}
                 http: {enabled: false}
-                applier: {commit.interval: 200ms}
+                applier: {commit-interval: 200ms}
                 """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
                 Path.of("target", "report-test-" + System.nanoTime())), null);
         ValidatedPlan plan = ConfigValidator.standard().validate(config);

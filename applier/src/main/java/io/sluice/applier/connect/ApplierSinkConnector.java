@@ -132,8 +132,7 @@ public class ApplierSinkConnector extends SinkConnector {
             Settings.Values v = settings(props);
             mapping(props);
             List<String> expected = new ArrayList<>();
-            for (String t : v.get(ApplierSettings.TABLES)) {
-                TableId id = TableId.parse(t);
+            for (TableId id : v.get(ApplierSettings.TABLES)) {
                 expected.add(Topics.changeTopic(v.get(ApplierSettings.PIPELINE), id));
                 expected.add(Topics.copyTopic(v.get(ApplierSettings.PIPELINE), id));
             }
@@ -150,7 +149,7 @@ public class ApplierSinkConnector extends SinkConnector {
 
     /**
      * A complete connector config from the applier's settings: topics, converters, consumer overrides, and the
-     * fetch sizes that make packet.size the bytes pulled per batch.
+     * fetch sizes that make batch.bytes the bytes pulled per batch.
      */
     public static Map<String, String> connectorConfig(Map<String, String> applierSettings, int tasksMax) {
         Map<String, String> own = new LinkedHashMap<>(applierSettings);
@@ -168,8 +167,7 @@ public class ApplierSinkConnector extends SinkConnector {
         c.put("connector.class", ApplierSinkConnector.class.getName());
         c.put("tasks.max", String.valueOf(tasksMax));
         List<String> topics = new ArrayList<>();
-        for (String t : v.get(ApplierSettings.TABLES)) {
-            TableId id = TableId.parse(t);
+        for (TableId id : v.get(ApplierSettings.TABLES)) {
             topics.add(Topics.changeTopic(v.get(ApplierSettings.PIPELINE), id));
             topics.add(Topics.copyTopic(v.get(ApplierSettings.PIPELINE), id));
         }
@@ -185,7 +183,7 @@ public class ApplierSinkConnector extends SinkConnector {
         // Only for a fresh group: the task seeks every partition on open, after checking the offset is still there
         // (RetentionGaps; "none" cannot be used, Connect reads a sink consumer's position before the task seeks).
         c.put("consumer.override.auto.offset.reset", "earliest");
-        long packet = v.get(ApplierSettings.PACKET_SIZE);
+        long packet = v.get(ApplierSettings.BATCH_BYTES);
         c.put("consumer.override.fetch.max.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
         c.put("consumer.override.max.partition.fetch.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
         c.put("consumer.override.max.poll.records", String.valueOf(Math.max(500, Math.min(20_000, packet / 256))));

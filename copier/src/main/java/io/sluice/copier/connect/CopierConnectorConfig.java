@@ -1,6 +1,7 @@
 package io.sluice.copier.connect;
 
 import io.sluice.copier.CopierConfig;
+import io.sluice.spi.config.PipelineSettings;
 import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
@@ -23,27 +24,14 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
                                     int replicationFactor, boolean streamReadyCheck, String slotName,
                                     String applierGroup, long applierLagMax, ZeroDates zeroDates, Map<String, Object> adminProps) {
 
-    public static final Setting<String> PIPELINE = Setting.builder("pipeline", SettingType.STRING).required()
-            .description("Pipeline name: prefix of the copy topics (<pipeline>.<schema>.<table>.copy) and of Debezium's heartbeat topic.").build();
-    public static final Setting<String> TABLES = Setting.builder("tables", SettingType.STRING).required()
-            .validator(v -> {
-                try {
-                    return TableList.parse(v).isEmpty() ? "must name at least one table" : null;
-                } catch (IllegalArgumentException e) {
-                    return e.getMessage();
-                }
-            })
-            .description("Tables to copy, comma-separated schema.table; double-quote a name holding dots, commas or quotes, "
-                    + "doubling quotes inside (\"my.schema\".\"a \"\"b\"\"\").").build();
-    public static final Setting<Integer> PARTITIONS = Setting.builder("partitions", SettingType.INT).required()
-            .validator(Setting.atLeast(1)).unit("partitions")
-            .description("Partitions of every copy topic; must equal the change topics' (the PartitionByKey transform's 'partitions').").build();
-    public static final Setting<String> JDBC_URL = Setting.builder("source.jdbc.url", SettingType.STRING).required()
-            .description("JDBC URL of the source database (jdbc:postgresql://… or jdbc:mariadb://…).").build();
-    public static final Setting<String> USER = Setting.builder("source.user", SettingType.STRING).defaultValue("")
-            .description("Source user (needs SELECT on the tables; REPEATABLE READ transactions).").build();
-    public static final Setting<String> PASSWORD = Setting.builder("source.password", SettingType.STRING).defaultValue("").secret()
-            .description("Source password; ${env:NAME} and ${file:/path} references are resolved.").build();
+    // The pipeline-wide settings, declared once for both connectors (PipelineSettings).
+    public static final Setting<String> PIPELINE = PipelineSettings.PIPELINE;
+    public static final Setting<List<TableId>> TABLES = PipelineSettings.TABLES;
+    /** Must equal the change topics' (the PartitionByKey transform's 'partitions'). */
+    public static final Setting<Integer> PARTITIONS = PipelineSettings.PARTITIONS;
+    public static final Setting<String> SOURCE_URL = PipelineSettings.SOURCE_URL;
+    public static final Setting<String> USER = PipelineSettings.SOURCE_USER;
+    public static final Setting<String> PASSWORD = PipelineSettings.SOURCE_PASSWORD;
     public static final Setting<String> ZERO_DATES = Setting.builder("source.zero-dates", SettingType.STRING)
             .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
             .description("How the copy reads " + ZeroDates.DESCRIPTION).build();
@@ -65,7 +53,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
             .unit("messages").validator(Setting.atLeastLong(0))
             .description("Hold the copy while the applier group has more than this many unconsumed copy messages of the table. 0 disables.").build();
 
-    private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, JDBC_URL, USER, PASSWORD, ZERO_DATES, BOOTSTRAP,
+    private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, SOURCE_URL, USER, PASSWORD, ZERO_DATES, BOOTSTRAP,
             REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX);
     public static final Settings SETTINGS;
 
@@ -96,8 +84,8 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
             throw new io.sluice.spi.config.ConfigException(List.of(e.getMessage()));
         }
         admin.put("bootstrap.servers", v.get(BOOTSTRAP));
-        return new CopierConnectorConfig(copier, v.get(PIPELINE), TableList.parse(v.get(TABLES)), v.get(PARTITIONS),
-                v.get(JDBC_URL), v.get(USER), v.get(PASSWORD), v.get(BOOTSTRAP), v.get(REPLICATION),
+        return new CopierConnectorConfig(copier, v.get(PIPELINE), v.get(TABLES), v.get(PARTITIONS),
+                v.get(SOURCE_URL), v.get(USER), v.get(PASSWORD), v.get(BOOTSTRAP), v.get(REPLICATION),
                 v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX),
                 ZeroDates.parse(v.get(ZERO_DATES)), Map.copyOf(admin));
     }

@@ -68,7 +68,7 @@ class CopierConnectorTest {
         c.put("pipeline", pipeline);
         c.put("tables", tables);
         c.put("partitions", Integer.toString(PARTITIONS));
-        c.put("source.jdbc.url", src.server.jdbcUrl(src.db));
+        c.put("source.url", src.server.jdbcUrl(src.db));
         c.put("source.user", src.server.user());
         c.put("source.password", src.server.password());
         c.put("kafka.bootstrap.servers", TestServers.kafka().bootstrapServers());

@@ -45,7 +45,7 @@ class HeartbeatGateTest {
 
     private static Map<String, String> config(String pipeline) {
         return Map.of("pipeline", pipeline, "tables", "app.t", "partitions", "1",
-                "source.jdbc.url", "jdbc:mariadb://127.0.0.1:1/app", "source.user", "u", "source.password", "p",
+                "source.url", "jdbc:mariadb://127.0.0.1:1/app", "source.user", "u", "source.password", "p",
                 "kafka.bootstrap.servers", TestServers.kafka().bootstrapServers(), "stream.ready.check", "true");
     }
 }

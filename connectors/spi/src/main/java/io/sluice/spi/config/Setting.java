@@ -1,5 +1,7 @@
 package io.sluice.spi.config;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -8,16 +10,32 @@ import java.util.function.Function;
  * Declared once; the YAML config, the Connect connector configs, validation and the generated reference
  * all come from these declarations, so they cannot drift apart.
  *
- * @param validator returns null when the value is acceptable, else the reason (e.g. "must be at least 1")
+ * @param validator  returns null when the value is acceptable, else the reason (e.g. "must be at least 1")
+ * @param formerKeys keys this setting had before a rename: they still load, with a warning naming {@code key}
+ *                   (a user's existing config must not break)
  */
 public record Setting<T>(String key, SettingType<T> type, T defaultValue, boolean required, String unit,
-                         String description, Function<T, String> validator, boolean secret) {
+                         String description, Function<T, String> validator, boolean secret, List<String> formerKeys) {
 
     public Setting {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(description, "description");
         validator = validator == null ? v -> null : validator;
+        formerKeys = List.copyOf(formerKeys);
+    }
+
+    /** This declaration (type, default, rule, description) under another key, e.g. in a YAML section. */
+    public Setting<T> renamed(String newKey) {
+        return new Setting<>(newKey, type, defaultValue, required, unit, description, validator, secret, List.of());
+    }
+
+    /**
+     * This declaration under another name, optional and without a default: for a parameter that sets the same
+     * thing elsewhere (an HTTP control call), so it is typed, validated and described exactly like the setting.
+     */
+    public Setting<T> asParameter(String name) {
+        return new Setting<>(name, type, null, false, unit, description, validator, secret, List.of());
     }
 
     public static <T> Builder<T> builder(String key, SettingType<T> type) {
@@ -46,6 +64,7 @@ public record Setting<T>(String key, SettingType<T> type, T defaultValue, boolea
         private String description;
         private Function<T, String> validator;
         private boolean secret;
+        private final List<String> formerKeys = new ArrayList<>();
 
         private Builder(String key, SettingType<T> type) {
             this.key = key;
@@ -77,13 +96,19 @@ public record Setting<T>(String key, SettingType<T> type, T defaultValue, boolea
             return this;
         }
 
+        /** A key this setting was known by; still accepted, with a deprecation warning naming the current key. */
+        public Builder<T> formerKey(String k) {
+            this.formerKeys.add(k);
+            return this;
+        }
+
         public Builder<T> secret() {
             this.secret = true;
             return this;
         }
 
         public Setting<T> build() {
-            return new Setting<>(key, type, defaultValue, required, unit, description, validator, secret);
+            return new Setting<>(key, type, defaultValue, required, unit, description, validator, secret, formerKeys);
         }
     }
 

@@ -193,4 +193,21 @@ public abstract class SettingType<T> {
             return String.join(",", v);
         }
     };
+
+    /** Tables in the grammar of {@link io.sluice.spi.model.TableList}: a YAML sequence or comma-separated schema.table. */
+    public static final SettingType<List<io.sluice.spi.model.TableId>> TABLES = new SettingType<>("tables",
+            "schema.table entries, comma-separated or a YAML sequence; double-quote a name holding a dot or comma") {
+        @Override
+        public List<io.sluice.spi.model.TableId> parse(Object raw) {
+            if (raw instanceof List<?> l) {
+                return l.stream().map(x -> io.sluice.spi.model.TableList.parseOne(String.valueOf(x))).toList();
+            }
+            return io.sluice.spi.model.TableList.parse(raw.toString());
+        }
+
+        @Override
+        public String format(List<io.sluice.spi.model.TableId> v) {
+            return io.sluice.spi.model.TableList.format(v);
+        }
+    };
 }

@@ -14,13 +14,12 @@ public record TableId(String schema, String table) implements Comparable<TableId
         Objects.requireNonNull(table, "table");
     }
 
-    /** Parses {@code schema.table}; the first dot separates (names with dots are built with the constructor). */
+    /**
+     * Parses one {@code schema.table} in the grammar of {@link TableList}: the first dot outside quotes separates,
+     * a name holding a dot or comma is double-quoted ({@code "my.schema".orders}).
+     */
     public static TableId parse(String qualified) {
-        int dot = qualified.indexOf('.');
-        if (dot <= 0 || dot == qualified.length() - 1) {
-            throw new IllegalArgumentException("expected schema.table, got '" + qualified + "'");
-        }
-        return new TableId(qualified.substring(0, dot), qualified.substring(dot + 1));
+        return TableList.parseOne(qualified);
     }
 
     @Override

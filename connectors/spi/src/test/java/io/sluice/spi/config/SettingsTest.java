@@ -74,4 +74,28 @@ class SettingsTest {
                 .hasMessageContaining("packet-size");
         assertThat(def.parse(Map.of("password", "p")).get("packet-size")).isEqualTo("4MiB");
     }
+
+    @Test
+    void yamlKeysAreTheConnectorKeysInKebabCaseAndFormerKeysStillLoadWithAWarning() {
+        Setting<Integer> rows = Setting.builder("rows.per.write", SettingType.INT).defaultValue(1000).description("Rows.").build();
+        Setting<Long> batch = Setting.builder("batch.bytes", SettingType.BYTES).defaultValue(4L << 20).formerKey("packet.size")
+                .description("Batch.").build();
+        Settings connector = new Settings("c", List.of(rows, batch));
+        Settings yaml = connector.yamlStyle();
+        assertThat(yaml.name(rows)).isEqualTo("rows-per-write").isEqualTo(Settings.yamlKey(rows.key()));
+
+        Settings.Values now = yaml.parse(Map.of("rows-per-write", "5", "batch-bytes", "1MiB"), "applier.");
+        assertThat(now.warnings()).isEmpty();
+        Settings.Values old = yaml.parse(Map.of("rows.per.write", "5", "packet.size", "1MiB"), "applier.");
+        assertThat(old.toProperties()).isEqualTo(now.toProperties()).containsEntry("batch.bytes", "1MiB");
+        assertThat(old.warnings()).containsExactly(
+                "applier.packet.size: renamed to applier.batch-bytes; the old key still works for now, write applier.batch-bytes instead",
+                "applier.rows.per.write: renamed to applier.rows-per-write; the old key still works for now, write applier.rows-per-write instead");
+
+        // The connector style keeps its dotted keys; the former key still loads there too, and the ConfigDef does not
+        // demand the new key of a config that still writes the old one.
+        assertThat(connector.parse(Map.of("packet.size", "2MiB"), "").get(batch)).isEqualTo(2L << 20);
+        assertThatThrownBy(() -> yaml.parse(Map.of("packet.size", "2MiB", "batch-bytes", "1MiB"), "x."))
+                .hasMessageContaining("x.batch-bytes and x.packet.size are the same setting; keep x.batch-bytes only");
+    }
 }

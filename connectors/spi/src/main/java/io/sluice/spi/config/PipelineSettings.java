@@ -1,0 +1,62 @@
+package io.sluice.spi.config;
+
+import io.sluice.spi.model.TableId;
+
+import java.util.List;
+
+/**
+ * The pipeline-wide settings both connectors read (its name, source, target, tables, partitions), declared once:
+ * the copier's and the applier's connector definitions include these declarations rather than their own, so a key,
+ * default and rule cannot differ between them. The YAML file's {@code source}/{@code target} sections and
+ * {@code kafka.partitions} are these same declarations under their YAML names.
+ */
+public final class PipelineSettings {
+    private PipelineSettings() {
+    }
+
+    public static final Setting<String> PIPELINE = Setting.builder("pipeline", SettingType.STRING).required()
+            .description("Pipeline name: prefix of its topics (<pipeline>.<schema>.<table>.change and .copy) and of "
+                    + "Debezium's heartbeat topic, and the key of the applier's state rows.")
+            .validator(v -> v.isBlank() ? "must not be empty" : null).build();
+
+    public static final Setting<List<TableId>> TABLES = Setting.builder("tables", SettingType.TABLES).required()
+            .description("Source tables, comma-separated schema.table (PostgreSQL schema or MariaDB/MySQL database); "
+                    + "double-quote a name holding dots, commas or quotes, doubling quotes inside (\"my.schema\".\"a \"\"b\"\"\").")
+            .validator(v -> v.isEmpty() ? "needs at least one table" : null).build();
+
+    public static final Setting<Integer> PARTITIONS = Setting.builder("partitions", SettingType.INT).defaultValue(4)
+            .unit("partitions")
+            .description("Partitions of every change and copy topic (paired, so equal); also the most applier tasks "
+                    + "that can work in parallel.")
+            .validator(v -> v < 1 || v > 1024 ? "must be between 1 and 1024" : null).build();
+
+    public static final Setting<String> SOURCE_URL = url("source.url", "the source database: jdbc:postgresql://host:5432/db, "
+            + "jdbc:mariadb://host:3306/db or jdbc:mysql://host:3306/db", "source.jdbc.url");
+    public static final Setting<String> SOURCE_USER = user("source");
+    public static final Setting<String> SOURCE_PASSWORD = password("source");
+
+    public static final Setting<String> TARGET_URL = url("target.url",
+            "the target database (PostgreSQL, YugabyteDB, MariaDB or MySQL)", null);
+    public static final Setting<String> TARGET_USER = user("target");
+    public static final Setting<String> TARGET_PASSWORD = password("target");
+
+    private static Setting<String> url(String key, String what, String formerKey) {
+        Setting.Builder<String> b = Setting.builder(key, SettingType.STRING).required().description("JDBC URL of " + what + ".")
+                .validator(v -> v.startsWith("jdbc:") ? null : "must be a JDBC URL starting with jdbc:");
+        if (formerKey != null) {
+            b.formerKey(formerKey);
+        }
+        return b.build();
+    }
+
+    private static Setting<String> user(String which) {
+        return Setting.builder(which + ".user", SettingType.STRING).defaultValue("")
+                .description("User name on the " + which + " database.").build();
+    }
+
+    private static Setting<String> password(String which) {
+        return Setting.builder(which + ".password", SettingType.STRING).defaultValue("").secret()
+                .description("Password on the " + which + " database. Write ${env:NAME} or ${file:/path} rather than the "
+                        + "password itself; never printed.").build();
+    }
+}

@@ -1,0 +1,71 @@
+package io.sluice.alter;
+
+import io.sluice.spi.config.Setting;
+import io.sluice.spi.config.SettingType;
+import io.sluice.spi.config.Settings;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The declared settings of {@code sluice alter} (config section {@code alter:}): its defaults are written here
+ * once; {@link AlterOptions#of} reads them, the command line's options override them, and the config reference
+ * lists them. The stream's copier, applier and {@code kafka.partitions} come from the file's own sections, as for
+ * {@code replicate}.
+ */
+public final class AlterSettings {
+    private AlterSettings() {
+    }
+
+    public static final Setting<Duration> MAX_LAG = Setting.builder("max-lag", SettingType.DURATION_TYPE)
+            .defaultValue(Duration.ofSeconds(2)).unit("duration").validator(AlterSettings::positive)
+            .description("Cut over only when the shadow table is at most this far behind (--max-lag).").build();
+    public static final Setting<Duration> LOCK_TIMEOUT = Setting.builder("lock-timeout", SettingType.DURATION_TYPE)
+            .defaultValue(Duration.ofSeconds(3)).unit("duration").validator(AlterSettings::positive)
+            .description("Longest the cut-over may block the application's queries on the table: lock wait plus "
+                    + "catch-up (--lock-timeout).").build();
+    public static final Setting<Integer> CUTOVER_ATTEMPTS = Setting.builder("cutover-attempts", SettingType.INT)
+            .defaultValue(5).unit("attempts").validator(Setting.atLeast(1))
+            .description("Cut-over attempts before giving up, the wait after each failed one doubling from "
+                    + "retry-backoff (--cutover-attempts).").build();
+    public static final Setting<Duration> RETRY_BACKOFF = Setting.builder("retry-backoff", SettingType.DURATION_TYPE)
+            .defaultValue(Duration.ofSeconds(1)).unit("duration").validator(AlterSettings::positive)
+            .description("Wait after the first failed cut-over attempt (doubled each time).").build();
+    public static final Setting<String> FOREIGN_KEYS = policy("foreign-keys",
+            "Foreign keys on or to the table: refuse, or drop (the new table has none; recreate them yourself) (--foreign-keys).");
+    public static final Setting<String> TRIGGERS = policy("triggers",
+            "Triggers on the table: refuse, or drop (the new table has none) (--triggers).");
+    public static final Setting<Boolean> ALLOW_NARROWING = Setting.builder("allow-narrowing", SettingType.BOOLEAN)
+            .defaultValue(false)
+            .description("Accept type changes that may not hold every value; a value that does not fit stops the alter "
+                    + "(--allow-narrowing).").build();
+    public static final Setting<Boolean> REVERT_WINDOW = Setting.builder("revert-window", SettingType.BOOLEAN)
+            .defaultValue(true)
+            .description("After the cut-over, keep the old table in step so `sluice alter --revert` loses nothing, until "
+                    + "--cleanup (false: --no-revert-window).").build();
+    public static final Setting<Integer> PARTITIONS = Setting.builder("partitions", SettingType.INT)
+            .defaultValue(2).unit("partitions").validator(v -> v < 1 || v > 1024 ? "must be between 1 and 1024" : null)
+            .description("Partitions of the alter's topics (and applier tasks) when kafka.partitions is not set: one "
+                    + "table needs fewer than a whole pipeline. kafka.partitions, when set, wins.").build();
+    public static final Setting<Duration> COPY_TIMEOUT = Setting.builder("copy-timeout", SettingType.DURATION_TYPE)
+            .defaultValue(Duration.ofHours(24)).unit("duration").validator(AlterSettings::positive)
+            .description("Longest the copy into the shadow table may take before the alter fails.").build();
+    public static final Setting<Duration> VERIFY_DEADLINE = Setting.builder("verify-deadline", SettingType.DURATION_TYPE)
+            .defaultValue(Duration.ofSeconds(30)).unit("duration").validator(d -> d.isNegative() ? "must not be negative" : null)
+            .description("How long differing chunks are re-checked before the cut-over is refused (verify.deadline "
+                    + "for the alter's own verification).").build();
+
+    public static final Settings SETTINGS = new Settings("alter", List.of(MAX_LAG, LOCK_TIMEOUT, CUTOVER_ATTEMPTS,
+            RETRY_BACKOFF, FOREIGN_KEYS, TRIGGERS, ALLOW_NARROWING, REVERT_WINDOW, PARTITIONS, COPY_TIMEOUT, VERIFY_DEADLINE));
+
+    private static Setting<String> policy(String key, String description) {
+        return Setting.builder(key, SettingType.STRING).defaultValue("refuse")
+                .validator(v -> List.of("refuse", "drop").contains(v.toLowerCase(Locale.ROOT)) ? null : "must be refuse or drop")
+                .description(description).build();
+    }
+
+    private static String positive(Duration d) {
+        return d.isZero() || d.isNegative() ? "must be positive" : null;
+    }
+}
