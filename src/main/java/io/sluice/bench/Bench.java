@@ -98,7 +98,7 @@ final class Bench {
 
     Report run() {
         env = BenchEnv.start(o.workDir(), o.binaryCache(), o.phases().contains(Phase.COPY_MARIADB), o.jdbcSinkPlugin(), o.mode(),
-                o.partitions(), o.sharedBuffers());
+                o.sharedBuffers());
         monitor = new ResourceMonitor();
         cpu = new CpuMeter().server("PG source", env.source.pid()).server("PG target", env.target.pid());
         if (env.mariadb != null) {
@@ -142,7 +142,9 @@ final class Bench {
      * One Sluice copy: {@code seconds} from the copier's submission to the last row committed (the copy phase),
      * {@code endToEndSeconds} from the start of the pipeline's assembly (topics, applier, Debezium, copier).
      */
-    record Sluice(double seconds, double firstChunkSeconds, long rows, String peak, String pipelineTarget, double endToEndSeconds) {
+    /** @param startup where the time from pipeline assembly to the last row went (the run's steps, in seconds) */
+    record Sluice(double seconds, double firstChunkSeconds, long rows, String peak, String pipelineTarget, double endToEndSeconds,
+                  String startup) {
         double rowsPerSecond() {
             return rows / seconds;
         }
@@ -164,23 +166,34 @@ final class Bench {
         long launch = System.nanoTime();
         try (SluicePipeline p = new SluicePipeline(env, name, source, sourceDb, table, targetDb, o.partitions())) {
             p.createTopics();
+            long topics = System.nanoTime();
             p.startApplier(name + "-applier", targetSchema, state, applierOverrides);
+            long applier = System.nanoTime();
             Map<String, String> copier = new LinkedHashMap<>(copierOverrides);
             if (stream) {
                 p.startDebezium(HEARTBEAT);
             } else {
                 copier.put("stream.ready.check", "false");
             }
+            long streaming = System.nanoTime();
             checkpointTarget(targetDb);
             Window w = new Window();
             long t0 = System.nanoTime();
             p.startCopier(copier);
             long[] t = p.awaitCopied(state, rows, Duration.ofSeconds(Math.max(600, rows / 5_000)));
             String peak = w.end();
-            double seconds = (t[1] - t0) / 1e9;
-            log.info("{}: Sluice copied {} rows in {} s ({} rows/s); {}", name, rows, Report.num(seconds, 2), Report.rate(rows / seconds), peak);
-            return new Sluice(seconds, (t[0] - t0) / 1e9, rows, peak, targetSchema, (t[1] - launch) / 1e9);
+            double seconds = (t[2] - t0) / 1e9;
+            String startup = String.format(Locale.ROOT, "topics %.1f, applier group stable %.1f, stream live %.1f, checkpoint %.1f, "
+                            + "copier → first chunk %.1f, rows → last row %.1f, key build %.1f", s(topics - launch), s(applier - topics),
+                    s(streaming - applier), s(t0 - streaming), s(t[0] - t0), s(t[1] - t[0]), s(t[2] - t[1]));
+            log.info("{}: Sluice copied {} rows in {} s ({} rows/s); {}; steps (s): {}", name, rows, Report.num(seconds, 2),
+                    Report.rate(rows / seconds), peak, startup);
+            return new Sluice(seconds, (t[0] - t0) / 1e9, rows, peak, targetSchema, (t[2] - launch) / 1e9, startup);
         }
+    }
+
+    private static double s(long nanos) {
+        return nanos / 1e9;
     }
 
     /** Creates and loads a PostgreSQL source table, plus {@code markers} marker rows landing on distinct partitions. */
@@ -240,7 +253,8 @@ final class Bench {
                                 + "after %.1f s); %s", mb(s.rowsPerSecond()), s.seconds(), s.firstChunkSeconds(), s.peak()));
         report.add(section, "Sluice end to end", Report.num(s.endToEndSeconds(), 1) + " s", String.format(Locale.ROOT,
                 "pipeline assembly (topics, applier, Debezium, copier) → every row committed; per run, end to end (copy phase): %s s; "
-                        + "a `sluice replicate` launch adds the JVM and broker/Connect start-up, %.1f s in this run", each, env.startupSeconds));
+                        + "a `sluice replicate` launch adds the JVM and broker/Connect start-up, %.1f s in this run; steps of the last "
+                        + "run (s): %s", each, env.startupSeconds, s.startup()));
     }
 
     static double median(List<Double> values) {
@@ -258,7 +272,7 @@ final class Bench {
         double first = runs.stream().mapToDouble(Sluice::firstChunkSeconds).average().orElse(Double.NaN);
         double endToEnd = runs.stream().mapToDouble(Sluice::endToEndSeconds).average().orElse(Double.NaN);
         Sluice last = runs.get(runs.size() - 1);
-        return new Sluice(seconds, first, last.rows(), last.peak(), last.pipelineTarget(), endToEnd);
+        return new Sluice(seconds, first, last.rows(), last.peak(), last.pipelineTarget(), endToEnd, last.startup());
     }
 
     static String joinSecondsOf(List<Double> seconds) {

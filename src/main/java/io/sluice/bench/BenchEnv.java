@@ -46,7 +46,7 @@ final class BenchEnv implements AutoCloseable {
         this.workDir = workDir;
     }
 
-    static BenchEnv start(Path workDir, Path binaryCache, boolean needMariaDb, Path jdbcSinkPlugin, ServerMode mode, int partitions,
+    static BenchEnv start(Path workDir, Path binaryCache, boolean needMariaDb, Path jdbcSinkPlugin, ServerMode mode,
                           String sharedBuffers) {
         BenchEnv env = new BenchEnv(workDir.toAbsolutePath().normalize());
         try {
@@ -68,11 +68,10 @@ final class BenchEnv implements AutoCloseable {
             long brokerStart = System.nanoTime();
             Path kafkaDir = env.workDir.resolve("kafka");
             Bench.deleteRecursively(kafkaDir);
-            // With several sink tasks per connector, let the first consumer wait for the others (Kafka's own default,
-            // 3 s) so they all join in one generation: the embedded broker's 0 gives the first task every partition
-            // and rebalances (eagerly) when the others arrive, rolling back the applier's first chunks mid-run.
-            env.kafka = env.keep(EmbeddedKafka.builder(kafkaDir)
-                    .config("group.initial.rebalance.delay.ms", partitions > 1 ? "3000" : "0").start());
+            // The embedded broker as `sluice replicate` runs it (group.initial.rebalance.delay.ms 0): the first applier
+            // task gets every partition and the group rebalances as the others join (within a heartbeat, 1 s); the
+            // pipeline waits for the group to be stable before the copy starts (SluicePipeline.awaitGroupStable).
+            env.kafka = env.keep(EmbeddedKafka.builder(kafkaDir).start());
             EmbeddedConnect.Builder worker = EmbeddedConnect.builder(env.kafka.bootstrapServers()).groupId("sluice-bench")
                     .config("exactly.once.source.support", "enabled")
                     .config("plugin.discovery", "service_load");

@@ -200,24 +200,31 @@ final class SluicePipeline implements AutoCloseable {
         return p.rowsCopied(target);
     }
 
-    /** Times from now until the applier has committed {@code rows} copy rows; returns {first chunk, done} in nanos. */
+    /**
+     * Times from now until the applier has committed {@code rows} copy rows (and built the key of a table loaded
+     * without it); returns {first chunk, every row in, done} in nanos.
+     */
     long[] awaitCopied(String stateSchema, long rows, Duration timeout) throws Exception {
         long start = System.nanoTime();
         long first = -1;
+        long rowsIn = -1;
         long deadline = start + timeout.toNanos();
         long lastLog = start;
         try (Connection c = env.target.connect(targetDb)) {
             while (true) {
                 long done = committedCopyRows(c, stateSchema);
+                long now = System.nanoTime();
+                if (done >= rows && rowsIn < 0) {
+                    rowsIn = now;
+                }
                 if (done >= rows && keyPending(c, stateSchema)) {
                     done = rows - 1;   // the rows are in, the key is not: a table loaded without its key is done once keyed
                 }
-                long now = System.nanoTime();
                 if (done > 0 && first < 0) {
                     first = now;
                 }
                 if (done >= rows) {
-                    return new long[]{first, now};
+                    return new long[]{first, rowsIn, now};
                 }
                 if (now > deadline) {
                     throw new IllegalStateException(name + ": only " + done + " of " + rows + " rows copied after " + timeout);

@@ -217,6 +217,7 @@ public final class Applier implements AutoCloseable {
     /** Rolls back anything uncommitted and closes every connection. */
     @Override
     public void close() {
+        keyBuilds.close();
         changes.abandon();
         for (Map<Integer, PartitionState> ofTable : parts.values()) {
             for (PartitionState ps : ofTable.values()) {

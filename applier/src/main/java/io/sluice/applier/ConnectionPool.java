@@ -39,15 +39,24 @@ final class ConnectionPool implements AutoCloseable {
         if (c != null) {
             return c;
         }
-        c = factory.open();
+        c = openSession();
+        all.add(c);
+        return c;
+    }
+
+    /**
+     * A new session prepared as the pooled ones (lock timeout, no auto-commit) but not pooled: for work on another
+     * thread (the pool is single-threaded), which closes it itself.
+     */
+    Connection openSession() throws SQLException {
+        Connection c = factory.open();
         try {
             dialect.prepareSession(c, lockTimeout);
+            c.setAutoCommit(false);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
         }
-        c.setAutoCommit(false);
-        all.add(c);
         return c;
     }
 

@@ -8,10 +8,16 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Tables created without their key (applier.md, "Key after the copy"): their change partitions are held from the
@@ -23,8 +29,13 @@ import java.util.Set;
  * the phase as built, so a crash mid-build rolls both back and the next check builds again. Exactly one session
  * builds: it holds the table's phase row ({@code FOR UPDATE NOWAIT}); every other applier finds the row locked
  * (or already built) and waits for the next check.
+ *
+ * <p>The checks and the build run on a thread of their own with a session of their own: a build of a large table
+ * takes minutes, and the consumer that drives the applier must go on polling meanwhile, or its group would expel
+ * it after {@code max.poll.interval.ms} (and a rebalance would roll back every other table's open chunks). The
+ * polls meanwhile return nothing of the waiting table: its change partitions stay paused until it is released.
  */
-final class KeyBuilds {
+final class KeyBuilds implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KeyBuilds.class);
     /** How often an applier with a held table asks whether the key is built (another task may build it). */
     private static final long CHECK_NANOS = 1_000_000_000L;
@@ -39,6 +50,13 @@ final class KeyBuilds {
     private final Set<TableId> pending = new HashSet<>();
     private boolean due;
     private long lastCheck;
+    private ExecutorService builder;
+    /** The check (and build) in progress on {@link #builder}: the tables it found keyed. */
+    private Future<Set<TableId>> check;
+    /** The builder's session, and its statement while one runs (cancelled on close). */
+    private volatile Connection session;
+    private volatile Statement running;
+    private volatile boolean closed;
 
     KeyBuilds(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow, int partitions) {
         this.dialect = dialect;
@@ -74,32 +92,83 @@ final class KeyBuilds {
     }
 
     /**
-     * After a poll: when a partition just completed, or every second while a table waits, checks whether every
-     * partition is loaded, builds the key if nobody has, and releases this applier's held partitions once built.
+     * After a poll: takes the result of a finished check (releasing the held partitions of each table now keyed);
+     * when a partition just completed, or every second while a table waits, starts the next check, which builds the
+     * key if every partition is loaded and nobody has. Never waits for the build.
      */
     void afterPoll(Map<TableId, Map<Integer, PartitionState>> parts, Collection<TablePlan> plans) throws SQLException {
+        if (check != null) {
+            if (!check.isDone()) {
+                return;
+            }
+            Set<TableId> built = result(check);
+            check = null;
+            for (TableId t : built) {
+                if (pending.remove(t)) {
+                    release(parts.getOrDefault(t, Map.of()).values());
+                }
+            }
+        }
         if (pending.isEmpty() || (!due && System.nanoTime() - lastCheck < CHECK_NANOS)) {
             return;
         }
         due = false;
         lastCheck = System.nanoTime();
+        List<TablePlan> waiting = new ArrayList<>();
         for (TablePlan plan : plans) {
-            if (pending.contains(plan.id()) && builtOrBuild(plan)) {
-                pending.remove(plan.id());
-                release(parts.getOrDefault(plan.id(), Map.of()).values());
+            if (pending.contains(plan.id())) {
+                waiting.add(plan);
             }
+        }
+        if (builder == null) {
+            builder = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "sluice-key-build");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        check = builder.submit(() -> builtOrBuild(waiting));
+    }
+
+    private static Set<TableId> result(Future<Set<TableId>> done) throws SQLException {
+        try {
+            return done.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApplierException("interrupted while taking the key build's result", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new ApplierException("the key build failed: " + e.getCause(), e.getCause());
         }
     }
 
-    private boolean builtOrBuild(TablePlan plan) throws SQLException {
-        Connection c = pool.take();
+    /** On the builder thread: the tables of {@code waiting} that are keyed now (built by this call or by another applier). */
+    private Set<TableId> builtOrBuild(List<TablePlan> waiting) throws SQLException {
+        Set<TableId> built = new HashSet<>();
+        Connection c = session;
+        if (c == null) {
+            c = pool.openSession();
+            session = c;
+        }
         try {
-            boolean built = tryBuild(c, plan);
-            c.rollback();   // nothing to keep when not built here (a no-op after the build's commit)
-            pool.give(c);
+            for (TablePlan plan : waiting) {
+                if (tryBuild(c, plan)) {
+                    built.add(plan.id());
+                }
+                c.rollback();   // nothing to keep when not built here (a no-op after the build's commit)
+            }
             return built;
         } catch (SQLException | RuntimeException e) {
-            pool.discard(c);
+            session = null;
+            closeQuietly(c);
+            if (closed) {
+                return Set.of();   // cancelled by close(): the build rolled back, a later applier builds again
+            }
             throw e;
         }
     }
@@ -123,6 +192,7 @@ final class KeyBuilds {
         long started = System.nanoTime();
         log.info("{}: every partition is copied; building the key", plan);
         try (Statement s = c.createStatement()) {
+            running = s;
             for (String ddl : dialect.buildKeyDdl(plan.def(), plan.target())) {
                 s.execute(ddl);
             }
@@ -130,6 +200,8 @@ final class KeyBuilds {
             throw new SQLException("building the primary key of " + plan.target() + " (for " + plan.id() + ") after its copy failed: "
                     + e.getMessage() + (("23505".equals(e.getSQLState())) ? " (the copy loaded a key twice: a bug; re-copy the table)" : ""),
                     e.getSQLState(), e);
+        } finally {
+            running = null;
         }
         state.saveKeyBuilt(c, plan.id());
         c.commit();
@@ -145,6 +217,42 @@ final class KeyBuilds {
                 metrics.heldPartitions.decrementAndGet();
                 flow.resume(ps.changeTopic);
             }
+        }
+    }
+
+    /** Stops a check or build in progress: its statement is cancelled and its transaction rolls back with the session. */
+    @Override
+    public void close() {
+        closed = true;
+        Statement s = running;
+        if (s != null) {
+            try {
+                s.cancel();
+            } catch (SQLException e) {
+                log.debug("cancelling the key build failed", e);
+            }
+        }
+        if (builder != null) {
+            builder.shutdownNow();
+            builder = null;
+        }
+        check = null;
+        Connection c = session;
+        session = null;
+        if (c != null) {
+            try {
+                c.abort(Runnable::run);   // safe from this thread while the builder's statement runs, unlike close()
+            } catch (SQLException e) {
+                log.debug("aborting the key build's session failed", e);
+            }
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            log.debug("closing the key build's session failed", e);
         }
     }
 

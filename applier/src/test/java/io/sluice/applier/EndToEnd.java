@@ -46,6 +46,9 @@ final class EndToEnd {
     private final Workload.Engine targetEngine;
     private final String name;
     private final boolean keyAfterCopy;
+    /** When set: the key build is held this long (longer than the sink's max.poll.interval.ms), with no crash. */
+    private Duration holdKeyBuild;
+    private final Map<String, String> sinkOverrides = new LinkedHashMap<>();
     /** Application name of the test's own target session that delays the key build (spared by {@link #crash}). */
     private static final String BLOCKER = "e2e-key-build-blocker";
 
@@ -59,6 +62,16 @@ final class EndToEnd {
         this.sourceEngine = source;
         this.targetEngine = target;
         this.keyAfterCopy = keyAfterCopy;
+    }
+
+    /**
+     * Without crashes, holds the key build for {@code hold} with the sink consumer's {@code max.poll.interval.ms} at
+     * {@code pollInterval}: the applier's tasks must keep their partitions (no claim changes hands) meanwhile.
+     */
+    EndToEnd holdingKeyBuild(Duration hold, Duration pollInterval) {
+        this.holdKeyBuild = hold;
+        sinkOverrides.put("consumer.override.max.poll.interval.ms", String.valueOf(pollInterval.toMillis()));
+        return this;
     }
 
     private boolean keyBuiltAfter() {
@@ -125,7 +138,8 @@ final class EndToEnd {
         applier.put("rows.per.transaction", "2000");
         applier.put("commit.interval", "200ms");
         applier.put("key.after.copy", String.valueOf(keyAfterCopy));
-        Map<String, String> sinkConfig = ApplierSinkConnector.connectorConfig(applier, 2);
+        Map<String, String> sinkConfig = new LinkedHashMap<>(ApplierSinkConnector.connectorConfig(applier, 2));
+        sinkConfig.putAll(sinkOverrides);
         String sinkName = pipeline + "-applier";
         connect.putConnector(sinkName, sinkConfig);
         connect.awaitRunning(sinkName, Duration.ofSeconds(60));
@@ -134,7 +148,7 @@ final class EndToEnd {
         Connection blocker = null;
         if (keyBuiltAfter()) {
             assertThat(primaryKey(tgt, tgtDb, targetSchema)).isEmpty();
-            if (crashes) {
+            if (crashes || holdKeyBuild != null) {
                 blocker = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
                 try (Statement s = blocker.createStatement()) {
                     s.execute("SET application_name = '" + BLOCKER + "'");
@@ -174,8 +188,16 @@ final class EndToEnd {
             w.join();
         }
         log.info("{}: workload done ({} transactions, {} rolled back), copy done", name, workload.transactions.get(), workload.failed.get());
-        if (blocker != null) {
+        Map<Integer, Long> claimsBeforeBuild = null;
+        if (blocker != null && crashes) {
             crashDuringKeyBuild(connect, sinkName, sinkConfig, tgt, tgtDb, blocker, pipeline);
+        } else if (blocker != null) {
+            awaitKeyBuildWaiting(tgt, tgtDb);
+            claimsBeforeBuild = generations(tgt, tgtDb, pipeline);
+            Thread.sleep(holdKeyBuild.toMillis());
+            blocker.commit();
+            blocker.close();
+            log.info("{}: key build held {} ms, then let go", name, holdKeyBuild.toMillis());
         }
         if (crashes) {
             crash(connect, sinkName, sinkConfig, tgt, tgtDb, false);
@@ -206,16 +228,38 @@ final class EndToEnd {
             // Loaded with or without its key, the table ends with the key a keyed creation gives it.
             assertThat(primaryKey(tgt, tgtDb, targetSchema)).isEqualTo("accounts_pkey PRIMARY KEY (id)");
         }
+        Map<Integer, Long> claimsAfter = generations(tgt, tgtDb, pipeline);
         connect.deleteConnector(sinkName);
         connect.deleteConnector(dbzName);
         assertThat(workload.transactions.get()).isGreaterThan(100);
         assertThat(diff).isEmpty();
+        if (claimsBeforeBuild != null) {
+            // A task whose poll loop stalled past max.poll.interval.ms leaves the group; its partitions go to the other
+            // task, which claims them (a new generation) and rolls back whatever it had open.
+            assertThat(claimsAfter).as("partition claims (generation per partition) across a key build longer than "
+                    + "max.poll.interval.ms").isEqualTo(claimsBeforeBuild);
+        }
         Map<String, Double> retries = new TreeMap<>();
         for (Counter c : Metrics.globalRegistry.find("sluice.applier.retries").tag("pipeline", pipeline).counters()) {
             retries.merge(c.getId().getTag("kind"), c.count(), Double::sum);
         }
         log.info("{}: applier retries by kind: {}", name, retries);
         return retries;
+    }
+
+    /** The claim generation of each partition of the pipeline's table (applier state). */
+    private static Map<Integer, Long> generations(DatabaseServer tgt, String tgtDb, String pipeline) throws Exception {
+        Map<Integer, Long> out = new TreeMap<>();
+        try (Connection c = DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
+             PreparedStatement ps = c.prepareStatement("SELECT part, generation FROM sluice.sluice_applier_state WHERE pipeline = ?")) {
+            ps.setString(1, pipeline);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getInt(1), rs.getLong(2));
+                }
+            }
+        }
+        return out;
     }
 
     /** The target table's indexes, "name definition" (its primary key only, for the tables the applier creates). */

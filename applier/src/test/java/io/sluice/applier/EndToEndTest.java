@@ -2,6 +2,8 @@ package io.sluice.applier;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+
 /**
  * The issue's end-to-end acceptance: a concurrent random workload during the whole copy, the applier crashed
  * during the copy and during streaming, {@code tasks.max=2}; the target ends equal to the source row for row.
@@ -17,6 +19,16 @@ class EndToEndTest {
     @Test
     void postgresToPostgresKeyedDuringCopy() throws Exception {
         new EndToEnd("e2e_pg_pg_keyed", Workload.Engine.POSTGRES, Workload.Engine.POSTGRES, false).run(2500, 9_000);
+    }
+
+    /**
+     * The key build outlasts the sink consumer's max.poll.interval.ms (the test holds a lock it needs): the tasks keep
+     * polling meanwhile, so neither leaves the group and no partition is claimed again.
+     */
+    @Test
+    void keyBuildLongerThanPollInterval() throws Exception {
+        new EndToEnd("e2e_pg_pg_slow_key", Workload.Engine.POSTGRES, Workload.Engine.POSTGRES)
+                .holdingKeyBuild(Duration.ofSeconds(20), Duration.ofSeconds(5)).run(2500, 6_000, false);
     }
 
     @Test

@@ -36,6 +36,11 @@ public final class Copier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Copier.class);
     /** Longest single wait handed back, so a stop request or a throttle change is seen within a second. */
     private static final Duration MAX_WAIT = Duration.ofSeconds(1);
+    /**
+     * Between checks of a closed stream gate: short, because the copy's first chunk waits for the gate to open
+     * (a PostgreSQL slot turns consistent within a second of the stream's start) and a check is one small query.
+     */
+    private static final Duration GATE_WAIT = Duration.ofMillis(100);
 
     /** Where a range resumes: after the chunk {@code seq} that ended at {@code hi}; {@code done} skips the range. */
     public record Progress(long seq, Object[] hi, boolean done) {
@@ -178,7 +183,7 @@ public final class Copier implements AutoCloseable {
             return new Wait(MAX_WAIT, true);
         }
         if (!gateOpen && !gateOpen()) {
-            return new Wait(MAX_WAIT, false);
+            return new Wait(GATE_WAIT, false);
         }
         TableId table = work.range().table().id();
         Duration delay = throttler.delay(table);

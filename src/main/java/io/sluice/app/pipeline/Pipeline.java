@@ -38,7 +38,7 @@ import java.util.function.Function;
 
 /**
  * A replication run, as a list of phases ({@link #run}): (validated plan) → create the runtime and topics → start
- * the applier and the Debezium connector → start the copier (which waits until the stream is live) → copy until
+ * the applier, the Debezium connector and the copier (which waits until the stream is live) → copy until
  * every table's rows are in the target → stream continuously until stopped. Everything durable lives in Kafka and
  * the target (connector configs and offsets, applier state), so stopping is just stopping the runtime, and starting
  * again with the same state resumes. Copy progress is the applier's, read from the target ({@link CopyProgress});
@@ -103,14 +103,15 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
                     "connect-" + connectors.applier().name(), changeTopics(), Metrics.globalRegistry);
             ConnectClient connect = runtime.connect();
             phases.enter(Phase.STARTING_STREAM, "applier and Debezium connectors");
-            // The applier first: it holds change events until their chunk arrives, so its start order is free,
-            // and it creates the target tables before any copy row can arrive.
+            // All three at once: the applier holds change events until their chunk arrives, and the copier takes no
+            // chunk before the stream is live (its stream gate), so the order is free; started together, the copier's
+            // own start (validation, planning) overlaps the slot's creation instead of following it.
             connect.putConfig(connectors.applier().name(), connectors.applier().config());
             connect.putConfig(connectors.debezium().name(), connectors.debezium().config());
+            connect.putConfig(connectors.copier().name(), connectors.copier().config());
             awaitRunning(connectors.debezium().name());
             awaitRunning(connectors.applier().name());
             phases.enter(Phase.WAITING_FOR_STREAM, "the copier starts once the change stream is live");
-            connect.putConfig(connectors.copier().name(), connectors.copier().config());
             awaitRunning(connectors.copier().name());
             control.attach(connect, connectors);
             log.info("Pipeline {} running: connectors {}", plan.config().pipelineName(),

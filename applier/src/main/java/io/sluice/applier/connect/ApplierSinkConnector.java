@@ -183,6 +183,9 @@ public class ApplierSinkConnector extends SinkConnector {
         // Only for a fresh group: the task seeks every partition on open, after checking the offset is still there
         // (RetentionGaps; "none" cannot be used, Connect reads a sink consumer's position before the task seeks).
         c.put("consumer.override.auto.offset.reset", "earliest");
+        // The tasks of a new connector join the group one after another, and a member learns of a rebalance on its next
+        // heartbeat: at the client's 3 s default the first copy chunks waited ~3 s for the group to settle.
+        c.put("consumer.override.heartbeat.interval.ms", "1000");
         long packet = v.get(ApplierSettings.BATCH_BYTES);
         c.put("consumer.override.fetch.max.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
         c.put("consumer.override.max.partition.fetch.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
