@@ -42,7 +42,7 @@ final class CanonicalReader implements RowReader {
             case DECIMAL -> rs.getBigDecimal(at);
             case FLOAT32 -> rs.getFloat(at);
             case FLOAT64 -> rs.getDouble(at);
-            case STRING, JSON -> rs.getString(at);
+            case STRING, JSON, NATIVE_TEXT -> rs.getString(at);
             case BYTES -> rs.getBytes(at);
             case UUID -> uuid(rs, at);
             case DATE -> rs.getObject(at, LocalDate.class);
