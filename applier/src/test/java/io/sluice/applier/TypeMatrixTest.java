@@ -54,7 +54,9 @@ class TypeMatrixTest {
                 JVM in the `America/New_York` zone; each value read back from the target as text (PostgreSQL: the
                 type's output; MariaDB: its text, binary strings, BIT and GEOMETRY as hex) and compared with the
                 source's. The matrix compares values, not declared types: PostgreSQL→PostgreSQL still creates
-                `text` for inet/cidr/macaddr/xml and enums, `bigint` for oid and domains over integers. *identical* means every edge value listed arrived as written;
+                `text` for inet/cidr/macaddr/xml and enums, `bigint` for oid and domains over integers; the arrays, ranges,
+                composites and hstore matrix compares declared types too (`format_type` on both sides). Rows inserted and
+                deleted while streaming must be gone. *identical* means every edge value listed arrived as written;
                 *refused* is the message the plan gives before anything is created; *stopped* is the applier's
                 message on the first such value, and *the copy did not arrive* means the copier stopped on it
                 (naming table, column and value); these are listed in `docs/operations/limitations.md`. The MariaDB
