@@ -183,9 +183,12 @@ class TypeMatrixTest {
                 new Case("t_composite", "pair", List.of("ROW(1, 'x')", "ROW(NULL, 'a,b \"q\" (p)')", "ROW(NULL, NULL)"), null),
                 new Case("t_composite_nested", "wrap", List.of("ROW(ROW(2, 'y')::pair, ARRAY['a', NULL])::wrap"), null),
                 new Case("t_hstore", "hstore", List.of("'\"a\"=>\"1\", \"b\"=>NULL, \"c d\"=>\"e\\\"f\"'", "''"), null),
-                new Case("t_user_range", "floatrange", List.of("'[1.5,2.5)'"), null));
+                new Case("t_user_range", "floatrange", List.of("'[1.5,2.5)'"), null),
+                new Case("t_domain_array", "intlist", List.of("'{1,NULL}'"), null),
+                new Case("t_domain_range", "posrange", List.of("'[1,5)'"), null));
         List<String> types = List.of("CREATE EXTENSION IF NOT EXISTS hstore", "CREATE TYPE mood AS ENUM ('sad', 'happy')",
-                "CREATE TYPE pair AS (a int, b text)", "CREATE TYPE wrap AS (p pair, tags text[])");
+                "CREATE TYPE pair AS (a int, b text)", "CREATE TYPE wrap AS (p pair, tags text[])",
+                "CREATE DOMAIN intlist AS int[]", "CREATE DOMAIN posrange AS int4range CHECK (NOT isempty(VALUE))");
         List<String> source = new ArrayList<>(types);
         source.add("CREATE TYPE floatrange AS RANGE (subtype = float8)");
         List<Cell> cells = new TypeMatrix("types_pg_pg_native", true).comparingDeclaredTypes().run(cases, source, types);
