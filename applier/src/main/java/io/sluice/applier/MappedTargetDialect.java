@@ -72,6 +72,12 @@ final class MappedTargetDialect implements TargetDialect {
     }
 
     @Override
+    public List<String> typeProblems(Connection connection, TableDef source, TableId target) throws SQLException {
+        TargetMapping.Projection p = projection(source);
+        return inner.typeProblems(connection, p == null ? source : p.target(), target);
+    }
+
+    @Override
     public List<String> createTableWithoutKeyDdl(Connection connection, TableDef source, TableId target) throws SQLException {
         TargetMapping.Projection p = projection(source);
         return inner.createTableWithoutKeyDdl(connection, p == null ? source : p.target(), target);

@@ -36,7 +36,7 @@ final class SourceRows {
         char q = jdbcUrl.startsWith("jdbc:postgresql:") ? '"' : '`';
         StringBuilder sb = new StringBuilder("SELECT ");
         for (int i = 0; i < def.columnCount(); i++) {
-            sb.append(i == 0 ? "" : ", ").append(quote(def.column(i).name(), q));
+            sb.append(i == 0 ? "" : ", ").append(dialect.selectExpression(def.column(i), quote(def.column(i).name(), q)));
         }
         sb.append(" FROM ").append(quote(def.id().schema(), q)).append('.').append(quote(def.id().table(), q)).append(" WHERE ");
         for (int k = 0; k < def.keySize(); k++) {

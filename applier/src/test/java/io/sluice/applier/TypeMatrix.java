@@ -43,6 +43,8 @@ final class TypeMatrix {
     private static final Logger log = LoggerFactory.getLogger(TypeMatrix.class);
     private static final int STREAM_INSERT = 100;
     private static final int STREAM_UPDATE = 200;
+    /** Rows inserted and deleted while streaming: each must be gone from the target. */
+    private static final int STREAM_DELETE = 300;
     /**
      * PostgreSQL's text of column v through the type's output function (format's %s), which the copy's JDBC read
      * also gets: {@code v::text} differs for inet ({@code '::1'::inet::text} is {@code ::1/128}, its output {@code ::1}).
@@ -70,6 +72,7 @@ final class TypeMatrix {
     private final boolean postgresTarget;
     private final ZeroDates zeroDates;
     private String targetSchema;
+    private boolean declaredTypes;
 
     TypeMatrix(String name, boolean postgresSource) {
         this(name, postgresSource, true, ZeroDates.REFUSE);
@@ -86,12 +89,28 @@ final class TypeMatrix {
         this.zeroDates = zeroDates;
     }
 
+    /**
+     * PostgreSQL→PostgreSQL: also compare each column's declared type ({@code format_type}) on the target with the
+     * source's; a different one is a difference of the case on both paths.
+     */
+    TypeMatrix comparingDeclaredTypes() {
+        this.declaredTypes = true;
+        return this;
+    }
+
     List<Cell> run(List<Case> cases) throws Exception {
         return run(cases, List.of());
     }
 
-    /** @param sourceSetup statements run on the source first (user types the cases' columns use) */
     List<Cell> run(List<Case> cases, List<String> sourceSetup) throws Exception {
+        return run(cases, sourceSetup, List.of());
+    }
+
+    /**
+     * @param sourceSetup statements run on the source first (user types the cases' columns use)
+     * @param targetSetup statements run on the target first (the types a same-engine target must already have)
+     */
+    List<Cell> run(List<Case> cases, List<String> sourceSetup, List<String> targetSetup) throws Exception {
         DatabaseServer src = postgresSource ? TestServers.postgres() : TestServers.mariadb();
         DatabaseServer tgt = postgresTarget ? TestServers.postgres() : TestServers.mariadb();
         String srcDb = src.createDatabase(name + "_src");
@@ -106,6 +125,11 @@ final class TypeMatrix {
 
         List<Cell> cells = new ArrayList<>();
         Map<Case, TableDef> planned = new LinkedHashMap<>();
+        try (Connection c = target.open(); Statement s = c.createStatement()) {
+            for (String sql : targetSetup) {
+                s.execute(sql);
+            }
+        }
         try (Connection c = source.open(); Statement s = c.createStatement()) {
             for (String sql : sourceSetup) {
                 s.execute(sql);
@@ -191,6 +215,8 @@ final class TypeMatrix {
                     String empty = lit.equals("DEFAULT") ? "DEFAULT" : "NULL";   // a generated column takes no NULL
                     s.execute("INSERT INTO " + t + " (id, v) VALUES (" + (STREAM_UPDATE + i + 1) + ", " + empty + ")");
                     s.execute("UPDATE " + t + " SET v = " + lit + " WHERE id = " + (STREAM_UPDATE + i + 1));
+                    s.execute("INSERT INTO " + t + " (id, v) VALUES (" + (STREAM_DELETE + i + 1) + ", " + lit + ")");
+                    s.execute("DELETE FROM " + t + " WHERE id = " + (STREAM_DELETE + i + 1));
                     s.execute("UPDATE " + t + " SET note = 2 WHERE id = " + (STREAM_UPDATE + i + 1));
                 }
             }
@@ -295,6 +321,17 @@ final class TypeMatrix {
             check(k, i, want, streamed, i + 1, streamDiffs);
             check(k, i, want, streamed, STREAM_INSERT + i + 1, streamDiffs);
             check(k, i, want, streamed, STREAM_UPDATE + i + 1, streamDiffs);
+            if (streamed.containsKey(STREAM_DELETE + i + 1)) {
+                streamDiffs.add(k.literals().get(i) + " → deleted row still there");
+            }
+        }
+        if (declaredTypes) {
+            String declared = declaredType(source, schema, k.name());
+            String created = declaredType(target, targetSchema, k.name());
+            if (created != null && !declared.equals(created)) {
+                copyDiffs.add("declared type " + created + " on the target (source: " + declared + ")");
+                streamDiffs.add("declared type " + created + " on the target (source: " + declared + ")");
+            }
         }
         return List.of(new Cell(k.name(), k.sqlType(), "copy", verdict(copyDiffs, copyFailure)),
                 new Cell(k.name(), k.sqlType(), "stream", verdict(streamDiffs, streamFailure)));
@@ -333,6 +370,17 @@ final class TypeMatrix {
                     return "HEX(v)";
                 }
                 return type.equals("float") ? "CAST(v + 0e0 AS CHAR)" : "CAST(v AS CHAR)";
+            }
+        }
+    }
+
+    /** {@code format_type} of column v, or null when the table is not there. */
+    private static String declaredType(ConnectionFactory db, String schema, String table) throws SQLException {
+        try (Connection c = db.open(); java.sql.PreparedStatement ps = c.prepareStatement("SELECT format_type(a.atttypid, a.atttypmod) "
+                + "FROM pg_attribute a WHERE a.attrelid = to_regclass(?) AND a.attname = 'v'")) {
+            ps.setString(1, schema + "." + table);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
             }
         }
     }

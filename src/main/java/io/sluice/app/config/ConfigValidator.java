@@ -251,6 +251,9 @@ public final class ConfigValidator {
             } else if (!exists) {
                 try {
                     dialect.createTableDdl(t.mapped(), t.target()); // only to learn whether every type maps
+                    for (String p : dialect.typeProblems(target, t.mapped(), t.target())) {
+                        problems.add("target table " + t.target() + " (for " + t.source().id() + "): " + p);
+                    }
                 } catch (PlanException e) {
                     problems.add("target table " + t.target() + " (for " + t.source().id() + "): " + e.getMessage());
                 }

@@ -202,6 +202,7 @@ public final class TargetPreflight {
             case DECIMAL -> category.equals("exact");
             case FLOAT32, FLOAT64 -> Set.of("float", "exact").contains(category);
             case STRING, JSON -> category.equals("text");
+            case NATIVE_TEXT -> true;   // the declared type itself; a text column takes its text too
             case UUID -> Set.of("text", "binary").contains(category);
             case BYTES -> category.equals("binary");
             case DATE -> Set.of("date", "timestamp").contains(category);

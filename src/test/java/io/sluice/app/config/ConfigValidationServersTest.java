@@ -96,6 +96,32 @@ class ConfigValidationServersTest {
         });
     }
 
+    /** A PostgreSQL-only declared type the created table would keep must exist on the target: named before anything exists. */
+    @Test
+    void postgresTypesTheTargetLacksAreNamed() throws Exception {
+        PostgresServer pg = TestServers.postgres();
+        String db = pg.createDatabase("cfgtypes");
+        String targetDb = pg.createDatabase("cfgtypes_dst");
+        try (Connection c = pg.connect(db)) {
+            Sql.exec(c, "CREATE EXTENSION IF NOT EXISTS hstore", "CREATE TYPE pair AS (a int, b text)",
+                    "CREATE TABLE tagged (id int PRIMARY KEY, tags text[], h hstore, p pair, r int4range)");
+        }
+        SluiceConfig config = ConfigLoader.parse("""
+                source: {url: "%s", user: %s, password: "%s"}
+                target: {url: "%s", user: %s, password: "%s"}
+                tables: {include: [public.tagged]}
+                """.formatted(pg.jdbcUrl(db), pg.cdcUser(), pg.cdcPassword(), pg.jdbcUrl(targetDb), pg.user(), pg.password()), null);
+        assertThat(problems(config)).containsExactly(
+                "target table public.tagged (for public.tagged): column h has type hstore, which the target database lacks: "
+                        + "CREATE EXTENSION hstore on the target, or skip the column",
+                "target table public.tagged (for public.tagged): column p has type pair, which the target database lacks: "
+                        + "create type pair on the target as the source declares it, or skip the column");
+        try (Connection t = pg.connect(targetDb)) {
+            Sql.exec(t, "CREATE EXTENSION IF NOT EXISTS hstore", "CREATE TYPE pair AS (a int, b text)");
+        }
+        assertThat(validator.validate(config).tables()).singleElement().satisfies(t -> assertThat(t.targetExists()).isFalse());
+    }
+
     @Test
     void loginsAndUnreachableServers() throws Exception {
         PostgresServer pg = TestServers.postgres();

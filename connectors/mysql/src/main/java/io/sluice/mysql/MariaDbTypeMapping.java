@@ -45,6 +45,9 @@ final class MariaDbTypeMapping {
             case TIME -> "time(" + frac + ")";
             case TIMESTAMP -> "datetime(" + frac + ")";
             case TIMESTAMPTZ -> fromMariaDb ? "timestamp(" + frac + ")" : "datetime(" + frac + ")";
+            case NATIVE_TEXT -> throw new io.sluice.spi.dialect.PlanException("column " + table.id() + "." + c.name() + " has type "
+                    + c.nativeType() + ", which only a PostgreSQL target can hold (MariaDB/MySQL have no such type): exclude the "
+                    + "table, skip the column (tables.mapping.<table>.skip-columns), or change its type on the source");
         };
         if (type.startsWith("timestamp")) {
             return type + (c.nullable() ? " NULL DEFAULT NULL" : " NOT NULL DEFAULT '1970-01-01 00:00:01'");

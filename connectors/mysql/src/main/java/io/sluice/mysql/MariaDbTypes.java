@@ -79,7 +79,7 @@ final class MariaDbTypes {
                 boolean b = rs.getBoolean(index);
                 yield rs.wasNull() ? null : b;
             }
-            case STRING, JSON -> rs.getString(index);
+            case STRING, JSON, NATIVE_TEXT -> rs.getString(index);
             case BYTES -> rs.getBytes(index);
             case UUID -> {
                 String s = rs.getString(index);
@@ -123,7 +123,7 @@ final class MariaDbTypes {
             case INT -> ps.setLong(index, (Long) value);
             case DECIMAL -> ps.setBigDecimal(index, (java.math.BigDecimal) value);
             case BOOLEAN -> ps.setBoolean(index, (Boolean) value);
-            case STRING, JSON -> ps.setString(index, (String) value);
+            case STRING, JSON, NATIVE_TEXT -> ps.setString(index, (String) value);
             case BYTES -> ps.setBytes(index, (byte[]) value);
             case UUID -> ps.setString(index, value.toString());
             case TIMESTAMPTZ -> ps.setObject(index, LocalDateTime.ofInstant((Instant) value, ZoneOffset.UTC));

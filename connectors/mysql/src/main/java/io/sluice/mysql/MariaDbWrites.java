@@ -181,7 +181,7 @@ final class MariaDbWrites {
             case INT -> ps.setLong(index, (Long) v);
             case DECIMAL -> ps.setBigDecimal(index, (BigDecimal) v);
             case BOOLEAN -> ps.setBoolean(index, (Boolean) v);
-            case STRING, JSON -> ps.setString(index, (String) v);
+            case STRING, JSON, NATIVE_TEXT -> ps.setString(index, (String) v);
             case BYTES -> ps.setBytes(index, (byte[]) v);
             case UUID -> ps.setString(index, v.toString());
             case TIMESTAMPTZ -> ps.setObject(index, LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC));

@@ -40,6 +40,7 @@ final class PgTypeMapping {
             case TIME -> "time(" + frac + ")";
             case TIMESTAMP -> "timestamp(" + frac + ")";
             case TIMESTAMPTZ -> "timestamptz(" + frac + ")";
+            case NATIVE_TEXT -> c.nativeType();   // the declared type: its text form is cast back to it (PgTextForm)
         };
     }
 

@@ -64,6 +64,26 @@ final class PgWrites {
         }
     }
 
+    /**
+     * Plain multi-row {@code INSERT}s of full rows into key ranges known to be empty (the bulk load of a table binary
+     * COPY cannot encode, {@link PgInsertWriter}); no {@code ON CONFLICT}, since the table may not have its key yet.
+     */
+    static void insert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement) throws SQLException {
+        int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.columnCount()));
+        for (int from = 0; from < rows.size(); from += per) {
+            List<Object[]> part = rows.subList(from, Math.min(rows.size(), from + per));
+            try (PreparedStatement ps = c.prepareStatement(insertSql(plan, t, part.size()))) {
+                int p = 1;
+                for (Object[] row : part) {
+                    for (int i = 0; i < row.length; i++) {
+                        bind(ps, p++, plan.column(i), row[i]);
+                    }
+                }
+                ps.executeUpdate();
+            }
+        }
+    }
+
     private static String unavailableMask(Object[] row) {
         StringBuilder sb = null;
         for (int i = 0; i < row.length; i++) {
@@ -78,15 +98,7 @@ final class PgWrites {
     }
 
     private static String upsertSql(TableDef plan, PgTargetTable t, int rows) {
-        StringBuilder sb = new StringBuilder("INSERT INTO ").append(t.qualified()).append(" (");
-        for (int i = 0; i < plan.columnCount(); i++) {
-            sb.append(i == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name()));
-        }
-        sb.append(") VALUES ");
-        String tuple = tuple(t, plan.columnCount());
-        for (int r = 0; r < rows; r++) {
-            sb.append(r == 0 ? "" : ", ").append(tuple);
-        }
+        StringBuilder sb = new StringBuilder(insertSql(plan, t, rows));
         sb.append(" ON CONFLICT (");
         for (int k = 0; k < plan.keySize(); k++) {
             sb.append(k == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(plan.keyIndex(k)).name()));
@@ -100,6 +112,19 @@ final class PgWrites {
             }
         }
         sb.append(sets.isEmpty() ? " DO NOTHING" : " DO UPDATE SET " + String.join(", ", sets));
+        return sb.toString();
+    }
+
+    private static String insertSql(TableDef plan, PgTargetTable t, int rows) {
+        StringBuilder sb = new StringBuilder("INSERT INTO ").append(t.qualified()).append(" (");
+        for (int i = 0; i < plan.columnCount(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name()));
+        }
+        sb.append(") VALUES ");
+        String tuple = tuple(t, plan.columnCount());
+        for (int r = 0; r < rows; r++) {
+            sb.append(r == 0 ? "" : ", ").append(tuple);
+        }
         return sb.toString();
     }
 
@@ -205,7 +230,7 @@ final class PgWrites {
             case DECIMAL -> ps.setBigDecimal(index, (BigDecimal) v);
             case FLOAT32 -> ps.setFloat(index, (Float) v);
             case FLOAT64 -> ps.setDouble(index, (Double) v);
-            case STRING, JSON -> {
+            case STRING, JSON, NATIVE_TEXT -> {
                 try {
                     ps.setString(index, noNul((String) v));
                 } catch (IllegalArgumentException e) {

@@ -139,6 +139,10 @@ public class PostgresSourceDialect implements SourceDialect {
                 throw new PlanException("key column " + table + "." + k + " is a floating-point " + col.nativeType()
                         + ": float keys cannot be chunked exactly; add a primary key of an exact type");
             }
+            if (col.kind() == ValueKind.NATIVE_TEXT) {
+                throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which Sluice cannot "
+                        + "use as a key (its order and equality are PostgreSQL's alone); add a primary key of a scalar type");
+            }
             if (col.kind() == ValueKind.JSON) {
                 throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which has no usable order for chunking");
             }
@@ -158,8 +162,12 @@ public class PostgresSourceDialect implements SourceDialect {
         int typmod = rs.getInt(4);
         String typname = rs.getString(5);
         String typtype = rs.getString(6);
-        ValueKind kind = "A".equals(rs.getString(7)) ? null : PostgresTypes.kindOf(typname, typtype);
+        boolean textForm = PgTextForm.carries(rs.getString(7), typtype, typname);
+        ValueKind kind = textForm ? ValueKind.NATIVE_TEXT : PostgresTypes.kindOf(typname, typtype);
         String refusal = PgColumnRefusals.reason(typname, rs.getString(11));
+        if (refusal == null && textForm) {
+            refusal = PgTextForm.refusal(typtype, typname, nativeType);
+        }
         if (refusal != null) {
             throw new PlanException("column " + table + "." + name + " " + refusal);
         }
@@ -337,7 +345,7 @@ public class PostgresSourceDialect implements SourceDialect {
     public String chunkQuery(TableDef table, boolean hasLo, boolean hasHi, int limit) {
         StringJoiner cols = new StringJoiner(", ");
         for (Column col : table.columns()) {
-            cols.add(PostgresTypes.quote(col.name()));
+            cols.add(selectExpression(col, PostgresTypes.quote(col.name())));
         }
         String keys = keyList(table);
         StringBuilder sql = new StringBuilder("SELECT ").append(cols).append(" FROM ").append(from(table));
@@ -349,6 +357,11 @@ public class PostgresSourceDialect implements SourceDialect {
             sql.append(hasLo ? " AND (" : " WHERE (").append(keys).append(") <= (").append(params).append(')');
         }
         return sql.append(" ORDER BY ").append(keys).append(" LIMIT ").append(limit).toString();
+    }
+
+    @Override
+    public String selectExpression(Column column, String quoted) {
+        return PgTextForm.select(column, quoted);
     }
 
     @Override

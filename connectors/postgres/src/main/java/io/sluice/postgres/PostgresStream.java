@@ -87,10 +87,14 @@ public final class PostgresStream {
         c.put("binary.handling.mode", "bytes");
         c.put("interval.handling.mode", "string");
         c.put("unavailable.value.placeholder", ChangeEventDecoder.DEFAULT_PLACEHOLDER);
-        c.put("include.unknown.datatypes", "false");
+        // on for composites and multiranges, which Debezium resolves to their text only then (PgTextFormConverter);
+        // a table with a column of a type Sluice does not carry is refused before streaming, so no other value rides on it
+        c.put("include.unknown.datatypes", "true");
         // numeric exactly (its scale kept) and NaN/±Infinity stopped by name, not turned into NULL
-        c.put("converters", "sluiceNumeric");
+        c.put("converters", "sluiceNumeric,sluiceText");
         c.put("sluiceNumeric.type", PgNumericConverter.class.getName());
+        // arrays, ranges, multiranges, composites, hstore as their PostgreSQL text (PgTextForm)
+        c.put("sluiceText.type", PgTextFormConverter.class.getName());
         c.put("skipped.operations", "none");
         c.put("tombstones.on.delete", "false");
         c.put("event.processing.failure.handling.mode", "fail");

@@ -131,6 +131,31 @@ public final class PostgresTargetDialect implements TargetDialect {
                 "ALTER TABLE " + qualified(target) + " ADD PRIMARY KEY (" + keyList(source) + ")");
     }
 
+    /** Declared types the created table keeps ({@link PgTextForm}) must exist in the target database. */
+    @Override
+    public List<String> typeProblems(Connection c, TableDef source, TableId target) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT to_regtype(?) IS NOT NULL")) {
+            for (Column col : source.columns()) {
+                if (!PgTextForm.isTextForm(col)) {
+                    continue;
+                }
+                ps.setString(1, col.nativeType());
+                boolean exists;
+                try (ResultSet rs = ps.executeQuery()) {
+                    exists = rs.next() && rs.getBoolean(1);
+                }
+                if (!exists) {
+                    String type = col.nativeType().replace("[]", "");
+                    out.add("column " + col.name() + " has type " + col.nativeType() + ", which the target database lacks: "
+                            + (type.equals("hstore") ? "CREATE EXTENSION hstore on the target"
+                            : "create type " + type + " on the target as the source declares it") + ", or skip the column");
+                }
+            }
+        }
+        return out;
+    }
+
     private List<String> columnsDdl(TableDef source) {
         List<String> cols = new ArrayList<>();
         for (Column c : source.columns()) {
@@ -158,7 +183,8 @@ public final class PostgresTargetDialect implements TargetDialect {
                 s.execute("SET LOCAL yb_default_copy_from_rows_per_transaction = 0");
             }
         }
-        return new PgBinaryCopyWriter(c, table, PgTargetTable.load(c, table, target));
+        PgTargetTable t = PgTargetTable.load(c, table, target);
+        return PgBinaryCopyWriter.encodes(t) ? new PgBinaryCopyWriter(c, table, t) : new PgInsertWriter(c, table, t, rowsPerStatement);
     }
 
     @Override

@@ -82,7 +82,7 @@ final class PostgresTypes {
                 boolean b = rs.getBoolean(index);
                 yield rs.wasNull() ? null : b;
             }
-            case STRING, JSON -> rs.getString(index);
+            case STRING, JSON, NATIVE_TEXT -> rs.getString(index);
             case BYTES -> rs.getBytes(index);
             case UUID -> rs.getObject(index, UUID.class);
             case DATE -> rs.getObject(index, LocalDate.class);
@@ -100,7 +100,7 @@ final class PostgresTypes {
             case INT -> ps.setLong(index, (Long) value);
             case DECIMAL -> ps.setBigDecimal(index, (java.math.BigDecimal) value);
             case BOOLEAN -> ps.setBoolean(index, (Boolean) value);
-            case STRING, JSON -> ps.setString(index, (String) value);
+            case STRING, JSON, NATIVE_TEXT -> ps.setString(index, (String) value);
             case BYTES -> ps.setBytes(index, (byte[]) value);
             case TIMESTAMPTZ -> ps.setObject(index, PgSpecialTimes.offsetDateTime((Instant) value));
             case FLOAT32 -> ps.setFloat(index, (Float) value);

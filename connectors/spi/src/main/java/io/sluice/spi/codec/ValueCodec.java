@@ -87,7 +87,7 @@ public final class ValueCodec {
                 }
                 case FLOAT32 -> out.writeInt(Float.floatToIntBits((Float) value));
                 case FLOAT64 -> out.writeLong(Double.doubleToLongBits((Double) value));
-                case STRING, JSON -> out.writeString((String) value);
+                case STRING, JSON, NATIVE_TEXT -> out.writeString((String) value);
                 case BYTES -> out.writeLengthPrefixed((byte[]) value);
                 case UUID -> {
                     UUID u = (UUID) value;
@@ -133,7 +133,7 @@ public final class ValueCodec {
             }
             case FLOAT32 -> Float.intBitsToFloat(in.readInt());
             case FLOAT64 -> Double.longBitsToDouble(in.readLong());
-            case STRING, JSON -> in.readString();
+            case STRING, JSON, NATIVE_TEXT -> in.readString();
             case BYTES -> in.readLengthPrefixed();
             case UUID -> new UUID(in.readLong(), in.readLong());
             case DATE -> LocalDate.ofEpochDay(in.readZigZag());

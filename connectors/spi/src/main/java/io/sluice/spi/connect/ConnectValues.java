@@ -101,7 +101,7 @@ public final class ConnectValues {
                 case DECIMAL -> decimal(schema, value);
                 case FLOAT32 -> value instanceof Float f ? f : ((Number) value).floatValue();   // exact: StrictKinds checked it
                 case FLOAT64 -> value instanceof Double d ? d : ((Number) value).doubleValue();
-                case STRING, JSON -> value.toString();
+                case STRING, JSON, NATIVE_TEXT -> value.toString();
                 case BYTES -> bytes(value);
                 case UUID -> value instanceof UUID u ? u : UUID.fromString(value.toString());
                 case DATE -> date(name, value);

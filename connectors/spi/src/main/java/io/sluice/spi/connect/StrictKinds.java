@@ -37,7 +37,7 @@ final class StrictKinds {
             case DECIMAL -> (emitted == ValueKind.DECIMAL || emitted == ValueKind.INT) && fitsScale(column, schema, value);
             case FLOAT32 -> emitted == ValueKind.FLOAT32 || emitted == ValueKind.FLOAT64 && isFloatValue(value);
             case FLOAT64 -> emitted == ValueKind.FLOAT64 || emitted == ValueKind.FLOAT32;
-            case STRING, JSON -> emitted == ValueKind.STRING || emitted == ValueKind.JSON;
+            case STRING, JSON, NATIVE_TEXT -> emitted == ValueKind.STRING || emitted == ValueKind.JSON;
             case UUID -> emitted == ValueKind.UUID || emitted == ValueKind.STRING;
             default -> emitted == planned;   // BYTES, DATE, TIME, TIMESTAMP, TIMESTAMPTZ
         };

@@ -3,6 +3,7 @@ package io.sluice.spi.dialect;
 import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.engine.StreamResources;
 import io.sluice.spi.engine.VerifySql;
+import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.position.EventPosition;
@@ -126,6 +127,14 @@ public interface SourceDialect {
      * Bounds are bind parameters ({@link #bindKey}), lo first.
      */
     String chunkQuery(TableDef table, boolean hasLo, boolean hasHi, int limit);
+
+    /**
+     * The select-list expression that reads {@code column} (its quoted name {@code quoted}) in the form
+     * {@link #readRow} expects; every query whose rows {@code readRow} reads uses it.
+     */
+    default String selectExpression(Column column, String quoted) {
+        return quoted;
+    }
 
     /** Binds key values starting at parameter {@code firstIndex}; returns the next free index. */
     int bindKey(PreparedStatement statement, int firstIndex, TableDef table, Object[] key) throws SQLException;

@@ -41,6 +41,15 @@ public interface TargetDialect {
     List<String> createTableDdl(TableDef source, TableId target);
 
     /**
+     * Why a table {@link #createTableDdl} would create cannot be created on this target as it is: a declared
+     * type it keeps ({@link io.sluice.spi.model.ValueKind#NATIVE_TEXT}) that the target database lacks. Empty when
+     * it can; each problem names the column and what to create.
+     */
+    default List<String> typeProblems(Connection connection, TableDef source, TableId target) throws SQLException {
+        return List.of();
+    }
+
+    /**
      * DDL creating the target table as {@link #createTableDdl} does but without its key, for a copy loaded into
      * the bare heap and keyed afterwards by {@link #buildKeyDdl}; null when this target cannot do that safely
      * (the key build must be transactional DDL, so that it commits or rolls back with the applier's state).

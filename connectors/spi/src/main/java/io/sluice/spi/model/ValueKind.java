@@ -31,7 +31,13 @@ public enum ValueKind {
     /** Timestamp without time zone, microsecond precision. */
     TIMESTAMP(LocalDateTime.class),
     /** Timestamp with time zone, as an instant (UTC). */
-    TIMESTAMPTZ(Instant.class);
+    TIMESTAMPTZ(Instant.class),
+    /**
+     * A value of a type only the source engine has (PostgreSQL arrays, ranges, multiranges, composites, hstore), as
+     * that engine's own text of it (its output function); the column's native type is the declared type, which the
+     * same engine's target keeps and casts the text to. No other engine can hold it: a cross-engine plan refuses it.
+     */
+    NATIVE_TEXT(String.class);
 
     private final Class<?> javaType;
 
