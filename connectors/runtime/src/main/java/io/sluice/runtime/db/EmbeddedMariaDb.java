@@ -110,8 +110,13 @@ public final class EmbeddedMariaDb extends MySqlFamilyServer<EmbeddedMariaDb.Bui
             Files.deleteIfExists(marker);
             Os.deleteRecursively(data);
             Files.createDirectories(data);
+            // The bootstrap server's temporary tables go to the run directory's own tmp/, as the server's do: in the
+            // shared /tmp, servers set up at the same moment by other processes removed each other's files
+            // ("Could not remove temporary table … Unknown table 'mysql.tmp_user_sys'").
+            Path tmp = Files.createDirectories(runDir().resolve("tmp"));
             Os.run(List.of(binaries.installDb().toString(), "--no-defaults", "--datadir=" + data,
-                    "--basedir=" + binaries.baseDir(), "--force", "--skip-name-resolve"), binaries.baseDir(),
+                    "--basedir=" + binaries.baseDir(), "--force", "--skip-name-resolve", "--tmpdir=" + tmp),
+                    binaries.baseDir(),
                     binaries.env(), 180);
             Files.writeString(marker, "mariadb-install-db done\n");
         } catch (IOException e) {
