@@ -69,6 +69,10 @@ final class TypeMatrix {
     private final boolean postgresSource;
     private final boolean postgresTarget;
     private final ZeroDates zeroDates;
+    /** MySQL instead of MariaDB, on the side that is not PostgreSQL. */
+    private boolean mysql;
+    /** Statements each source connection runs first (a permissive {@code sql_mode}). */
+    private List<String> sourceSession = List.of();
     private String targetSchema;
 
     TypeMatrix(String name, boolean postgresSource) {
@@ -86,20 +90,40 @@ final class TypeMatrix {
         this.zeroDates = zeroDates;
     }
 
+    /** MySQL (TestServers.mysql()) as the source, and as the target unless it is PostgreSQL. */
+    static TypeMatrix mysql(String name, boolean postgresTarget, ZeroDates zeroDates, List<String> sourceSession) {
+        TypeMatrix m = new TypeMatrix(name, false, postgresTarget, zeroDates);
+        m.mysql = true;
+        m.sourceSession = sourceSession;
+        return m;
+    }
+
+    private DatabaseServer server(boolean postgres) {
+        return postgres ? TestServers.postgres() : mysql ? TestServers.mysql() : TestServers.mariadb();
+    }
+
     List<Cell> run(List<Case> cases) throws Exception {
         return run(cases, List.of());
     }
 
     /** @param sourceSetup statements run on the source first (user types the cases' columns use) */
     List<Cell> run(List<Case> cases, List<String> sourceSetup) throws Exception {
-        DatabaseServer src = postgresSource ? TestServers.postgres() : TestServers.mariadb();
-        DatabaseServer tgt = postgresTarget ? TestServers.postgres() : TestServers.mariadb();
+        DatabaseServer src = server(postgresSource);
+        DatabaseServer tgt = server(postgresTarget);
         String srcDb = src.createDatabase(name + "_src");
         String tgtDb = tgt.createDatabase(name + "_tgt");
         String schema = postgresSource ? "public" : srcDb;
         targetSchema = postgresTarget ? "public" : tgtDb;
         String srcUrl = src.jdbcUrl(srcDb);
-        ConnectionFactory source = () -> DriverManager.getConnection(srcUrl, src.user(), src.password());
+        ConnectionFactory source = () -> {
+            Connection c = DriverManager.getConnection(srcUrl, src.user(), src.password());
+            try (Statement s = c.createStatement()) {
+                for (String sql : sourceSession) {
+                    s.execute(sql);
+                }
+            }
+            return c;
+        };
         ConnectionFactory target = () -> DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
         SourceDialect dialect = Dialects.source(srcUrl).withZeroDates(zeroDates);
         String pipeline = TestServers.uniqueName(name);
