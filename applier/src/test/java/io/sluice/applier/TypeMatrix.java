@@ -320,8 +320,29 @@ final class TypeMatrix {
             check(k, i, want, streamed, STREAM_INSERT + i + 1, streamDiffs);
             check(k, i, want, streamed, STREAM_UPDATE + i + 1, streamDiffs);
         }
+        if (!postgresSource && !postgresTarget && copyFailure == null) {
+            // same engine: the target column must be declared as the source's, not only hold equal values
+            String declared = declaredType(source, schema, k);
+            String created = declaredType(target, targetSchema, k);
+            if (!declared.equals(created)) {
+                copyDiffs.add("declared " + declared + " → " + created);
+                streamDiffs.add("declared " + declared + " → " + created);
+            }
+        }
         return List.of(new Cell(k.name(), k.sqlType(), "copy", verdict(copyDiffs, copyFailure)),
                 new Cell(k.name(), k.sqlType(), "stream", verdict(streamDiffs, streamFailure)));
+    }
+
+    /** MariaDB/MySQL's COLUMN_TYPE of column v with its nullability ({@code bit(5) NULL}). */
+    private static String declaredType(ConnectionFactory db, String schema, Case k) throws SQLException {
+        try (Connection c = db.open(); java.sql.PreparedStatement ps = c.prepareStatement("SELECT COLUMN_TYPE, IS_NULLABLE "
+                + "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'v'")) {
+            ps.setString(1, schema);
+            ps.setString(2, k.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) + ("YES".equals(rs.getString(2)) ? " NULL" : " NOT NULL") : "(no column)";
+            }
+        }
     }
 
     private static void check(Case k, int i, String want, Map<Integer, String> actual, int id, List<String> diffs) {

@@ -67,7 +67,9 @@ class TypeMatrixTest {
                 when the SRID is not 0; PostGIS is not used even where installed: `ST_GeomFromEWKB(v)` reads it);
                 ENUM and SET become `text` (SET as its comma-separated text), YEAR `smallint`. MariaDB's
                 `inet4`/`inet6` are refused on every path: Debezium's MariaDB connector cannot parse their DDL.
-                The matrix compares values, not declared types: PostgreSQL→PostgreSQL still creates
+                The MariaDB→MariaDB and MySQL→MySQL matrices also compare each column's declared type (`COLUMN_TYPE`
+                and nullability) with the source's. Across engines and PostgreSQL→PostgreSQL the matrix compares
+                values, not declared types: PostgreSQL→PostgreSQL still creates
                 `text` for inet/cidr/macaddr/xml and enums, `bigint` for oid and domains over integers. *identical* means every edge value listed arrived as written;
                 *refused* is the message the plan gives before anything is created; *stopped* is the applier's
                 message on the first such value, and *the copy did not arrive* means the copier stopped on it

@@ -162,8 +162,10 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
                     + ", which Sluice cannot copy yet; exclude the table or change the column's type");
         }
         boolean unsigned = columnType.toLowerCase(Locale.ROOT).contains("unsigned");
+        // TINYINT(1) keeps its display width: drivers and ORMs read it as a boolean, so a target must declare it too
         String nativeType = dataType.equals("enum") || dataType.equals("set") ? columnType
-                : dataType + (unsigned ? " unsigned" : "");
+                : (dataType.equals("tinyint") && columnType.toLowerCase(Locale.ROOT).startsWith("tinyint(1)") ? "tinyint(1)" : dataType)
+                + (unsigned ? " unsigned" : "");
         int precision = 0;
         int scale = 0;
         switch (kind) {
