@@ -71,6 +71,10 @@ final class TypeMatrix {
     private final boolean postgresSource;
     private final boolean postgresTarget;
     private final ZeroDates zeroDates;
+    /** MySQL instead of MariaDB, on the side that is not PostgreSQL. */
+    private boolean mysql;
+    /** Statements each source connection runs first (a permissive {@code sql_mode}). */
+    private List<String> sourceSession = List.of();
     private String targetSchema;
     private boolean declaredTypes;
 
@@ -98,6 +102,18 @@ final class TypeMatrix {
         return this;
     }
 
+    /** MySQL (TestServers.mysql()) as the source, and as the target unless it is PostgreSQL. */
+    static TypeMatrix mysql(String name, boolean postgresTarget, ZeroDates zeroDates, List<String> sourceSession) {
+        TypeMatrix m = new TypeMatrix(name, false, postgresTarget, zeroDates);
+        m.mysql = true;
+        m.sourceSession = sourceSession;
+        return m;
+    }
+
+    private DatabaseServer server(boolean postgres) {
+        return postgres ? TestServers.postgres() : mysql ? TestServers.mysql() : TestServers.mariadb();
+    }
+
     List<Cell> run(List<Case> cases) throws Exception {
         return run(cases, List.of());
     }
@@ -111,14 +127,22 @@ final class TypeMatrix {
      * @param targetSetup statements run on the target first (the types a same-engine target must already have)
      */
     List<Cell> run(List<Case> cases, List<String> sourceSetup, List<String> targetSetup) throws Exception {
-        DatabaseServer src = postgresSource ? TestServers.postgres() : TestServers.mariadb();
-        DatabaseServer tgt = postgresTarget ? TestServers.postgres() : TestServers.mariadb();
+        DatabaseServer src = server(postgresSource);
+        DatabaseServer tgt = server(postgresTarget);
         String srcDb = src.createDatabase(name + "_src");
         String tgtDb = tgt.createDatabase(name + "_tgt");
         String schema = postgresSource ? "public" : srcDb;
         targetSchema = postgresTarget ? "public" : tgtDb;
         String srcUrl = src.jdbcUrl(srcDb);
-        ConnectionFactory source = () -> DriverManager.getConnection(srcUrl, src.user(), src.password());
+        ConnectionFactory source = () -> {
+            Connection c = DriverManager.getConnection(srcUrl, src.user(), src.password());
+            try (Statement s = c.createStatement()) {
+                for (String sql : sourceSession) {
+                    s.execute(sql);
+                }
+            }
+            return c;
+        };
         ConnectionFactory target = () -> DriverManager.getConnection(tgt.jdbcUrl(tgtDb), tgt.user(), tgt.password());
         SourceDialect dialect = Dialects.source(srcUrl).withZeroDates(zeroDates);
         String pipeline = TestServers.uniqueName(name);
@@ -333,8 +357,29 @@ final class TypeMatrix {
                 streamDiffs.add("declared type " + created + " on the target (source: " + declared + ")");
             }
         }
+        if (!postgresSource && !postgresTarget && copyFailure == null) {
+            // same engine: the target column must be declared as the source's, not only hold equal values
+            String declared = declaredType(source, schema, k);
+            String created = declaredType(target, targetSchema, k);
+            if (!declared.equals(created)) {
+                copyDiffs.add("declared " + declared + " → " + created);
+                streamDiffs.add("declared " + declared + " → " + created);
+            }
+        }
         return List.of(new Cell(k.name(), k.sqlType(), "copy", verdict(copyDiffs, copyFailure)),
                 new Cell(k.name(), k.sqlType(), "stream", verdict(streamDiffs, streamFailure)));
+    }
+
+    /** MariaDB/MySQL's COLUMN_TYPE of column v with its nullability ({@code bit(5) NULL}). */
+    private static String declaredType(ConnectionFactory db, String schema, Case k) throws SQLException {
+        try (Connection c = db.open(); java.sql.PreparedStatement ps = c.prepareStatement("SELECT COLUMN_TYPE, IS_NULLABLE "
+                + "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'v'")) {
+            ps.setString(1, schema);
+            ps.setString(2, k.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) + ("YES".equals(rs.getString(2)) ? " NULL" : " NOT NULL") : "(no column)";
+            }
+        }
     }
 
     private static void check(Case k, int i, String want, Map<Integer, String> actual, int id, List<String> diffs) {

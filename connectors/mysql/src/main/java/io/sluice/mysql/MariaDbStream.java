@@ -104,9 +104,11 @@ public final class MariaDbStream {
         c.put("topic.creation.default.partitions", String.valueOf(spec.partitions()));
         c.put("topic.creation.default.replication.factor", "1");
         c.put("transforms", "partitionByKey");
+        // BIT(n), GEOMETRY, INET4/INET6 as the copier reads them (BinlogTypesConverter)
+        c.put("converters", mysql ? "sluiceTypes" : "sluiceUuid,sluiceTypes");
+        c.put("sluiceTypes.type", BinlogTypesConverter.class.getName());
         if (!mysql) {
             // Debezium drops a uuid's trailing zero bytes (see MariaDbUuidConverter): decode uuids ourselves.
-            c.put("converters", "sluiceUuid");
             c.put("sluiceUuid.type", MariaDbUuidConverter.class.getName());
         }
         c.put("transforms.partitionByKey.type", PartitionByKey.class.getName());

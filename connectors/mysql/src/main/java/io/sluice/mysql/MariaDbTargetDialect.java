@@ -100,7 +100,9 @@ public final class MariaDbTargetDialect implements TargetDialect {
         }
         return List.of("CREATE DATABASE IF NOT EXISTS " + quote(target.schema()),
                 "CREATE TABLE " + MariaDbWrites.table(target) + " (" + String.join(", ", cols) + ", PRIMARY KEY ("
-                        + String.join(", ", key) + ")) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin");
+                        + String.join(", ", key) + ")) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+                        // every text column of a MariaDB/MySQL source states its own collation; MySQL has no nopad_bin
+                        + (fromMariaDb ? "" : " COLLATE=utf8mb4_nopad_bin"));
     }
 
     @Override

@@ -15,12 +15,16 @@ import java.util.Locale;
  *       that differ only in case or trailing spaces must stay distinct;</li>
  *   <li>unbounded numeric → {@code decimal(65,30)} (MariaDB's widest: a documented limit);</li>
  *   <li>timestamptz → {@code datetime(n)} holding UTC (MariaDB's TIMESTAMP ends in 2038);</li>
+ *   <li>a MariaDB/MySQL source's BIT(n) and GEOMETRY family keep their type (values are the bytes the server
+ *       returns);</li>
  *   <li>TIMESTAMP columns get an explicit default, so MariaDB never adds {@code ON UPDATE CURRENT_TIMESTAMP}
  *       (which would rewrite replicated values).</li>
  * </ul>
  */
 final class MariaDbTypeMapping {
     static final String BIN = "CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin";
+    private static final java.util.Set<String> GEOMETRY = java.util.Set.of("geometry", "point", "linestring", "polygon",
+            "multipoint", "multilinestring", "multipolygon", "geometrycollection", "geomcollection");
 
     private MariaDbTypeMapping() {
     }
@@ -74,6 +78,12 @@ final class MariaDbTypeMapping {
     }
 
     private static String bytes(String n, Column c, boolean key, boolean fromMariaDb) {
+        if (fromMariaDb && n.equals("bit") && c.precision() > 1) {
+            return "bit(" + c.precision() + ")";
+        }
+        if (fromMariaDb && GEOMETRY.contains(n)) {
+            return n;
+        }
         if (fromMariaDb && (n.equals("binary") || n.equals("varbinary")) && c.precision() > 0) {
             return n + "(" + c.precision() + ")";
         }

@@ -19,7 +19,8 @@ import java.util.UUID;
  * {@code ConnectValues.kindOf}: every integer type is INT except {@code BIGINT UNSIGNED} (DECIMAL);
  * {@code TINYINT(1)} is an integer (Debezium: INT16), never a boolean; {@code BIT(1)} is BOOLEAN;
  * {@code DATETIME} is a timestamp without zone and {@code TIMESTAMP} an instant (read with the session time
- * zone at UTC); {@code UUID} (MariaDB 10.7+) is a UUID.
+ * zone at UTC); {@code UUID} (MariaDB 10.7+) is a UUID; {@code BIT(n > 1)} and the GEOMETRY family are
+ * their bytes, the stream's through {@link BinlogTypesConverter}.
  */
 final class MariaDbTypes {
     private MariaDbTypes() {
@@ -38,8 +39,12 @@ final class MariaDbTypes {
             case "decimal", "numeric" -> ValueKind.DECIMAL;
             case "float" -> ValueKind.FLOAT32;
             case "double", "real" -> ValueKind.FLOAT64;
-            case "bit" -> columnType.equalsIgnoreCase("bit(1)") ? ValueKind.BOOLEAN : null;
+            // BIT(n > 1) is its bytes, most significant first, as the driver returns them (BinlogTypesConverter)
+            case "bit" -> columnType.equalsIgnoreCase("bit(1)") ? ValueKind.BOOLEAN : ValueKind.BYTES;
             case "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set" -> ValueKind.STRING;
+            // the server's own value: a 4-byte SRID, then the WKB
+            case "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
+                 "geometrycollection", "geomcollection" -> ValueKind.BYTES;
             case "json" -> ValueKind.JSON;
             case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob" -> ValueKind.BYTES;
             case "date" -> ValueKind.DATE;

@@ -42,7 +42,7 @@ final class PgBinaryCopyWriter implements BulkWriter {
     private CopyIn copy;
 
     /** Binary COPY encodings, one per supported target type family. */
-    private enum Wire { BOOL, INT2, INT4, OID, INT8, FLOAT4, FLOAT8, NUMERIC, BYTEA, UUID, JSONB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TEXT, UNSUPPORTED }
+    private enum Wire { BOOL, INT2, INT4, OID, INT8, FLOAT4, FLOAT8, NUMERIC, BYTEA, UUID, JSONB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TEXT, BIT, UNSUPPORTED }
 
     private static Wire wire(String type) {
         return switch (type) {
@@ -61,6 +61,7 @@ final class PgBinaryCopyWriter implements BulkWriter {
             case "time" -> Wire.TIME;
             case "timestamp" -> Wire.TIMESTAMP;
             case "timestamptz" -> Wire.TIMESTAMPTZ;
+            case "bit", "varbit" -> Wire.BIT;   // from a MariaDB/MySQL BIT(n) (PgMySqlValues)
             // text_recv-compatible types: the binary form is the UTF-8 text
             case "text", "varchar", "bpchar", "name", "citext", "json", "xml", "enum" -> Wire.TEXT;
             default -> Wire.UNSUPPORTED;
@@ -160,7 +161,13 @@ final class PgBinaryCopyWriter implements BulkWriter {
                 case FLOAT4 -> fixed(4).writeInt(Float.floatToIntBits(((Number) v).floatValue()));
                 case FLOAT8 -> fixed(8).writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
                 case NUMERIC -> numeric(v instanceof BigDecimal d ? d : new BigDecimal(v.toString()));
-                case BYTEA -> variable((byte[]) v);
+                case BYTEA -> variable(PgMySqlValues.isGeometry(plan.column(i)) ? PgMySqlValues.wkb((byte[]) v) : (byte[]) v);
+                case BIT -> {
+                    if (!PgMySqlValues.isBit(plan.column(i))) {
+                        throw new IllegalArgumentException("only a MariaDB/MySQL BIT(n) column has a binary COPY encoding into bit here");
+                    }
+                    variable(PgMySqlValues.bitWire((byte[]) v, plan.column(i).precision()));
+                }
                 case UUID -> {
                     UUID u = v instanceof UUID x ? x : UUID.fromString(v.toString());
                     fixed(16).writeLong(u.getMostSignificantBits());

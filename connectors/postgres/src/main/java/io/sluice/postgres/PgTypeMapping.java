@@ -14,7 +14,9 @@ import io.sluice.spi.model.TableId;
  *   <li>float/double → real/double precision (NaN and ±Infinity included);</li>
  *   <li>MariaDB char(n) → varchar(n): MariaDB strips CHAR's trailing spaces, PostgreSQL's character(n) would pad them back;</li>
  *   <li>enum/set and other text-like types → text (the source already validated them);</li>
- *   <li>binary/varbinary/blob/bit(n&gt;1) → bytea; uuid → uuid; MariaDB json → json (text kept verbatim), PostgreSQL jsonb stays jsonb;</li>
+ *   <li>MariaDB/MySQL bit(n&gt;1) → bit(n); the geometry family → bytea holding WKB (EWKB when
+ *       the SRID is not 0; see {@link PgMySqlValues});</li>
+ *   <li>binary/varbinary/blob → bytea; uuid → uuid; MariaDB json → json (text kept verbatim), PostgreSQL jsonb stays jsonb;</li>
  *   <li>datetime(n) → timestamp(n), MariaDB timestamp(n)/PostgreSQL timestamptz → timestamptz(n), time(n) → time(n).</li>
  * </ul>
  */
@@ -33,7 +35,7 @@ final class PgTypeMapping {
             case FLOAT32 -> "real";
             case FLOAT64 -> "double precision";
             case STRING -> string(n, c.precision());
-            case BYTES -> "bytea";
+            case BYTES -> PgMySqlValues.isBit(c) ? "bit(" + c.precision() + ")" : "bytea";
             case UUID -> "uuid";
             case JSON -> n.equals("jsonb") ? "jsonb" : "json";
             case DATE -> "date";

@@ -237,7 +237,17 @@ final class PgWrites {
                     throw new SQLException("column " + column.name() + ": " + e.getMessage(), e);
                 }
             }
-            case BYTES -> ps.setBytes(index, (byte[]) v);
+            case BYTES -> {
+                try {
+                    if (PgMySqlValues.isBit(column)) {
+                        ps.setString(index, PgMySqlValues.bitText((byte[]) v, column.precision()));
+                    } else {
+                        ps.setBytes(index, PgMySqlValues.isGeometry(column) ? PgMySqlValues.wkb((byte[]) v) : (byte[]) v);
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException("column " + column.name() + ": " + e.getMessage(), e);
+                }
+            }
             case UUID -> ps.setObject(index, (UUID) v);
             case DATE, TIME -> ps.setObject(index, v);
             case TIMESTAMP -> ps.setObject(index, (LocalDateTime) v);
