@@ -44,7 +44,6 @@ final class SluicePipeline implements AutoCloseable {
     final TableId table;
     final String targetDb;
     final int partitions;
-    private final boolean mariadb;
     /** The pipeline as the CLI would run it; each phase derives its applier and copier from it. */
     private final PipelineSpec spec;
     private final List<String> connectors = new ArrayList<>();
@@ -61,7 +60,6 @@ final class SluicePipeline implements AutoCloseable {
         this.table = table;
         this.targetDb = targetDb;
         this.partitions = partitions;
-        this.mariadb = source != env.source;
         this.spec = PipelineSpec.builder(name, new PipelineSpec.Endpoint(sourceUrl(), source.user(), source.password()),
                         new PipelineSpec.Endpoint(env.target.jdbcUrl(targetDb), env.target.user(), env.target.password()),
                         env.kafka.bootstrapServers())
@@ -111,7 +109,8 @@ final class SluicePipeline implements AutoCloseable {
     }
 
     private boolean streaming() throws Exception {
-        if (mariadb) {
+        StreamResources resources = streamResources();
+        if (resources.slot(name).isEmpty()) {   // a binlog reader is not attributable to a pipeline: ask Kafka
             String topic = Topics.heartbeatTopic(name);
             if (!env.kafka.admin().listTopics().names().get().contains(topic)) {
                 return false;
@@ -120,7 +119,7 @@ final class SluicePipeline implements AutoCloseable {
             return env.kafka.admin().listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset() > 0;
         }
         try (Connection c = source.connect(sourceDb)) {
-            return streamResources().streaming(c, name);
+            return resources.streaming(c, name);
         }
     }
 
@@ -267,14 +266,11 @@ final class SluicePipeline implements AutoCloseable {
             }
         }
         connectors.clear();
-        if (debezium && !mariadb) {
-            dropSlot();
+        if (debezium) {
+            dropSlot();   // nothing to drop where the engine keeps nothing on the source
         }
-        List<String> topics = new ArrayList<>(List.of(changeTopic(), copyTopic()));
-        if (mariadb) {
-            topics.add(Topics.heartbeatTopic(name));
-            topics.addAll(streamResources().internalTopics(name));
-        }
+        List<String> topics = new ArrayList<>(List.of(changeTopic(), copyTopic(), Topics.heartbeatTopic(name)));
+        topics.addAll(streamResources().internalTopics(name));
         try {
             var existing = env.kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);
             topics.retainAll(existing);

@@ -112,9 +112,8 @@ public final class ApplierSettings {
      */
     public static final Settings MAPPING = new Settings("applier-mapping", List.of(TARGET_TABLES, TARGET_COLUMNS, MERGED_COPY_TABLES));
 
-    public static final Setting<String> KAFKA_BOOTSTRAP = Setting.builder("kafka.bootstrap.servers", SettingType.STRING)
-            .description("The Kafka cluster of the topics, for the task's own check on open that no unapplied record was "
-                    + "deleted by retention; unset skips that check (the consumer still stops on a deleted offset).").build();
+    /** Optional here: without it the task skips its check for records lost to retention. */
+    public static final Setting<String> KAFKA_BOOTSTRAP = PipelineSettings.KAFKA_BOOTSTRAP;
 
     /** The task's own Kafka access, apart from {@link #SETTINGS} like {@link #MAPPING}; set by the pipeline. */
     public static final Settings KAFKA = new Settings("applier-kafka", List.of(KAFKA_BOOTSTRAP));

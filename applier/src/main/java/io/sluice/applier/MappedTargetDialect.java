@@ -7,6 +7,8 @@ import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -144,6 +146,21 @@ final class MappedTargetDialect implements TargetDialect {
     public void delete(Connection connection, TableDef table, TableId target, List<Object[]> keys, int rowsPerStatement) throws SQLException {
         TargetMapping.Projection p = projection(table);
         inner.delete(connection, p == null ? table : p.target(), target, keys, rowsPerStatement);
+    }
+
+    @Override
+    public ResultSet columns(DatabaseMetaData meta, TableId table) throws SQLException {
+        return inner.columns(meta, table);
+    }
+
+    @Override
+    public ResultSet primaryKey(DatabaseMetaData meta, TableId table) throws SQLException {
+        return inner.primaryKey(meta, table);
+    }
+
+    @Override
+    public Map<String, String> columnCollations(Connection connection, TableId table) throws SQLException {
+        return inner.columnCollations(connection, table);
     }
 
     @Override

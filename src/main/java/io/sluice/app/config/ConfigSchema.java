@@ -6,7 +6,6 @@ import io.sluice.spi.config.PipelineSettings;
 import io.sluice.spi.config.Setting;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
-import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.verify.VerifyConfig;
 
 import java.time.Duration;
@@ -42,9 +41,7 @@ public final class ConfigSchema {
             .description("Heartbeat interval of the change stream, so an idle table does not hold back WAL or binlog purging.")
             .validator(ConfigSchema::positive).build();
 
-    public static final Setting<String> SOURCE_ZERO_DATES = Setting.builder("zero-dates", SettingType.STRING)
-            .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
-            .description(ZeroDates.DESCRIPTION).build();
+    public static final Setting<String> SOURCE_ZERO_DATES = PipelineSettings.SOURCE_ZERO_DATES.renamed("zero-dates");
 
     public static final Setting<String> TARGET_URL = PipelineSettings.TARGET_URL.renamed("url");
     public static final Setting<String> TARGET_USER = user("target");
@@ -93,9 +90,10 @@ public final class ConfigSchema {
 
     // ---- kafka -------------------------------------------------------------------------------------
 
-    public static final Setting<String> KAFKA_BOOTSTRAP = Setting.builder("bootstrap-servers", SettingType.STRING)
-            .description("Kafka cluster to use, host:port[,host:port...]. Unset: Sluice runs its own single-node "
-                    + "Kafka broker and Connect worker in-process, with data under state-dir.").build();
+    // Unset means something here that it does not mean to the connectors (Sluice starts its own broker).
+    public static final Setting<String> KAFKA_BOOTSTRAP = PipelineSettings.KAFKA_BOOTSTRAP.renamed("bootstrap-servers",
+            "Kafka cluster to use, host:port[,host:port...]. Unset: Sluice runs its own single-node "
+                    + "Kafka broker and Connect worker in-process, with data under state-dir.");
     public static final Setting<String> KAFKA_CONNECT_URL = Setting.builder("connect-url", SettingType.STRING)
             .description("REST URL of an existing Kafka Connect cluster (with the Sluice plugin installed) to run "
                     + "the connectors on; needs bootstrap-servers. Unset: an in-process Connect worker.")

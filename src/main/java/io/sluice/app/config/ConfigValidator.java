@@ -258,7 +258,7 @@ public final class ConfigValidator {
                     problems.add("target table " + t.target() + " (for " + t.source().id() + "): " + e.getMessage());
                 }
             } else if (forRun) {
-                problems.addAll(TargetPreflight.check(config, target, t));
+                problems.addAll(TargetPreflight.check(config, dialect, target, t));
             }
             out.add(new PlannedTable(t.source(), t.mapped(), t.target(), t.mapping(), exists, t.estimatedRows()));
         }

@@ -3,6 +3,7 @@ package io.sluice.app.config;
 import io.sluice.applier.ApplierProgress;
 import io.sluice.applier.ApplierSettings;
 import io.sluice.spi.codec.KeyEquality;
+import io.sluice.spi.dialect.TargetDialect;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -11,7 +12,6 @@ import io.sluice.spi.model.ValueKind;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
@@ -38,13 +38,13 @@ public final class TargetPreflight {
     private record TargetColumn(String name, int jdbcType, String typeName, boolean nullable, boolean hasDefault) {
     }
 
-    static List<String> check(SluiceConfig config, Connection target, PlannedTable t) throws SQLException {
+    static List<String> check(SluiceConfig config, TargetDialect dialect, Connection target, PlannedTable t) throws SQLException {
         // A table an earlier run's applier created without its key (applier.key.after.copy) gets it after the copy.
         boolean keyPending = ApplierProgress.of(target.getMetaData().getURL(), config.get(ConfigSchema.APPLIER, ApplierSettings.STATE_SCHEMA),
                 config.pipelineName()).keyPending(target, t.source().id());
-        List<String> problems = new ArrayList<>(shapeDifferences(target, t, keyPending));
+        List<String> problems = new ArrayList<>(shapeDifferences(dialect, target, t, keyPending));
         if (config.get(ConfigSchema.TARGET, ConfigSchema.TARGET_EXISTING_ROWS).equals("refuse") && !copyStarted(config, target, t)) {
-            long rows = rowEstimate(target, t.target());
+            long rows = rowEstimate(dialect, target, t.target());
             if (rows > 0) {
                 problems.add("target table " + t.target() + " (for " + t.source().id() + ") already holds rows (about " + rows
                         + "), and its copy has not started: the copy would fail on a duplicate key. Empty it, or set "
@@ -69,7 +69,7 @@ public final class TargetPreflight {
                 config.get(ConfigSchema.TARGET, ConfigSchema.CONNECT_TIMEOUT)); Statement s = c.createStatement()) {
             for (PlannedTable t : plan.tables()) {
                 if (t.targetExists() && !copyStarted(config, c, t)) {
-                    long rows = rowEstimate(c, t.target());
+                    long rows = rowEstimate(plan.targetDialect(), c, t.target());
                     if (rows > 0) {
                         s.execute("TRUNCATE TABLE " + plan.targetDialect().quote(t.target().schema()) + "." + plan.targetDialect().quote(t.target().table()));
                         log.warn("target.existing-rows is replace: deleted the {} rows {} held before its copy", rows, t.target());
@@ -91,10 +91,8 @@ public final class TargetPreflight {
     }
 
     /** Rows in the table: the catalog's estimate, or a count bounded at a million when the catalog has none yet. */
-    static long rowEstimate(Connection target, TableId table) throws SQLException {
-        String q = target.getMetaData().getURL().startsWith("jdbc:postgresql:")
-                ? "\"" + table.schema().replace("\"", "\"\"") + "\".\"" + table.table().replace("\"", "\"\"") + "\""
-                : "`" + table.schema().replace("`", "``") + "`.`" + table.table().replace("`", "``") + "`";
+    static long rowEstimate(TargetDialect dialect, Connection target, TableId table) throws SQLException {
+        String q = dialect.quote(table.schema()) + "." + dialect.quote(table.table());
         try (Statement s = target.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM (SELECT 1 FROM " + q + " LIMIT 1000000) AS sample")) {
             rs.next();
@@ -106,8 +104,8 @@ public final class TargetPreflight {
      * Every way the target's columns differ from what the applier writes (the mapped source columns and key);
      * {@code keyPending}: the applier created the table keyless and builds the key after the copy.
      */
-    static List<String> shapeDifferences(Connection target, PlannedTable t, boolean keyPending) throws SQLException {
-        Map<String, TargetColumn> columns = columns(target, t.target());
+    static List<String> shapeDifferences(TargetDialect dialect, Connection target, PlannedTable t, boolean keyPending) throws SQLException {
+        Map<String, TargetColumn> columns = columns(dialect, target, t.target());
         String where = "target table " + t.target() + " (for " + t.source().id() + "): ";
         List<String> out = new ArrayList<>();
         TableDef mapped = t.mapped();
@@ -129,8 +127,8 @@ public final class TargetPreflight {
                         + "source have no value for it; give it a default or allow NULL");
             }
         }
-        out.addAll(keyCollations(target, t, where));
-        List<String> key = primaryKey(target, t.target());
+        out.addAll(keyCollations(dialect, target, t, where));
+        List<String> key = primaryKey(dialect, target, t.target());
         List<String> expected = mapped.keyColumns().stream().map(Column::name).toList();
         if (!key.isEmpty() && !Set.copyOf(key).equals(Set.copyOf(expected))) {
             out.add(where + "primary key is " + key + ", the source's is " + expected + ": the target's key must be the source's");
@@ -145,22 +143,9 @@ public final class TargetPreflight {
      * collations against a PostgreSQL key, which tells 'a', 'A' and 'a ' apart): two source keys would be one target
      * key, so one row would overwrite the other, or a copy fail on a duplicate key. Refused before anything exists.
      */
-    static List<String> keyCollations(Connection target, PlannedTable t, String where) throws SQLException {
+    static List<String> keyCollations(TargetDialect dialect, Connection target, PlannedTable t, String where) throws SQLException {
         List<String> out = new ArrayList<>();
-        if (target.getMetaData().getURL().startsWith("jdbc:postgresql:")) {
-            return out;   // deterministic collations compare bytes; nondeterministic ones are refused with the plan
-        }
-        Map<String, String> collations = new LinkedHashMap<>();
-        try (PreparedStatement ps = target.prepareStatement("SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS "
-                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLLATION_NAME IS NOT NULL")) {
-            ps.setString(1, t.target().schema());
-            ps.setString(2, t.target().table());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    collations.put(rs.getString(1), rs.getString(2));
-                }
-            }
-        }
+        Map<String, String> collations = dialect.columnCollations(target, t.target());
         for (Column k : t.mapped().keyColumns()) {
             String coll = collations.get(k.name());
             if (k.kind() != ValueKind.STRING || coll == null) {
@@ -226,11 +211,9 @@ public final class TargetPreflight {
         };
     }
 
-    private static Map<String, TargetColumn> columns(Connection target, TableId t) throws SQLException {
-        DatabaseMetaData meta = target.getMetaData();
-        boolean pg = meta.getURL().startsWith("jdbc:postgresql:");
+    private static Map<String, TargetColumn> columns(TargetDialect dialect, Connection target, TableId t) throws SQLException {
         Map<String, TargetColumn> out = new LinkedHashMap<>();
-        try (ResultSet rs = pg ? meta.getColumns(null, t.schema(), t.table(), null) : meta.getColumns(t.schema(), null, t.table(), null)) {
+        try (ResultSet rs = dialect.columns(target.getMetaData(), t)) {
             while (rs.next()) {
                 String def = rs.getString("COLUMN_DEF");
                 String auto = rs.getString("IS_AUTOINCREMENT");
@@ -243,11 +226,9 @@ public final class TargetPreflight {
         return out;
     }
 
-    private static List<String> primaryKey(Connection target, TableId t) throws SQLException {
-        DatabaseMetaData meta = target.getMetaData();
-        boolean pg = meta.getURL().startsWith("jdbc:postgresql:");
+    private static List<String> primaryKey(TargetDialect dialect, Connection target, TableId t) throws SQLException {
         Map<Integer, String> cols = new java.util.TreeMap<>();
-        try (ResultSet rs = pg ? meta.getPrimaryKeys(null, t.schema(), t.table()) : meta.getPrimaryKeys(t.schema(), null, t.table())) {
+        try (ResultSet rs = dialect.primaryKey(target.getMetaData(), t)) {
             while (rs.next()) {
                 cols.put(rs.getInt("KEY_SEQ"), rs.getString("COLUMN_NAME"));
             }

@@ -2,12 +2,12 @@ package io.sluice.app.pipeline;
 
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.TargetDialect;
+import io.sluice.spi.model.TableId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -82,7 +82,7 @@ public final class InstanceLease implements AutoCloseable {
      */
     public static Optional<Holder> holder(Connection target, String stateSchema, String pipeline, String ownStateDir) throws SQLException {
         TargetDialect d = Dialects.target(target.getMetaData().getURL());
-        if (!tableExists(target, stateSchema)) {
+        if (!d.tableExists(target, new TableId(stateSchema, TABLE))) {
             return Optional.empty();
         }
         Optional<Holder> h = read(target, d.quote(stateSchema) + "." + d.quote(TABLE), pipeline, false);
@@ -198,14 +198,6 @@ public final class InstanceLease implements AutoCloseable {
                 return Optional.of(new Holder(rs.getString(1), rs.getString(2), rs.getLong(3),
                         rs.getString(4) == null ? "" : rs.getString(4), Instant.ofEpochMilli(rs.getLong(5)), Instant.ofEpochMilli(rs.getLong(6))));
             }
-        }
-    }
-
-    private static boolean tableExists(Connection target, String schema) throws SQLException {
-        DatabaseMetaData meta = target.getMetaData();
-        boolean mysqlFamily = !meta.getURL().startsWith("jdbc:postgresql:");
-        try (ResultSet rs = mysqlFamily ? meta.getTables(schema, null, TABLE, null) : meta.getTables(null, schema, TABLE, null)) {
-            return rs.next();
         }
     }
 

@@ -58,6 +58,21 @@ public final class FakeTargetDialect implements TargetDialect {
     }
 
     @Override
+    public java.sql.ResultSet columns(java.sql.DatabaseMetaData meta, TableId table) {
+        throw new UnsupportedOperationException("the fake target has no catalog");
+    }
+
+    @Override
+    public java.sql.ResultSet primaryKey(java.sql.DatabaseMetaData meta, TableId table) {
+        throw new UnsupportedOperationException("the fake target has no catalog");
+    }
+
+    @Override
+    public java.util.Map<String, String> columnCollations(Connection connection, TableId table) {
+        return java.util.Map.of();
+    }
+
+    @Override
     public String quote(String identifier) {
         return '"' + identifier + '"';
     }

@@ -7,12 +7,14 @@ import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -82,6 +84,34 @@ public final class MariaDbTargetDialect implements TargetDialect {
                 return rs.next();
             }
         }
+    }
+
+    /** The driver names a database a catalog. */
+    @Override
+    public ResultSet columns(DatabaseMetaData meta, TableId table) throws SQLException {
+        return meta.getColumns(table.schema(), null, table.table(), null);
+    }
+
+    @Override
+    public ResultSet primaryKey(DatabaseMetaData meta, TableId table) throws SQLException {
+        return meta.getPrimaryKeys(table.schema(), null, table.table());
+    }
+
+    /** Every collated column: most collations ({@code _ci}, {@code _ai}, PAD SPACE) equate strings that differ. */
+    @Override
+    public Map<String, String> columnCollations(Connection c, TableId table) throws SQLException {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS "
+                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLLATION_NAME IS NOT NULL")) {
+            ps.setString(1, table.schema());
+            ps.setString(2, table.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return out;
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -97,6 +98,22 @@ public final class PostgresTargetDialect implements TargetDialect {
                 return rs.next();
             }
         }
+    }
+
+    @Override
+    public ResultSet columns(DatabaseMetaData meta, TableId table) throws SQLException {
+        return meta.getColumns(null, table.schema(), table.table(), null);
+    }
+
+    @Override
+    public ResultSet primaryKey(DatabaseMetaData meta, TableId table) throws SQLException {
+        return meta.getPrimaryKeys(null, table.schema(), table.table());
+    }
+
+    /** None: a deterministic collation compares bytes, and a nondeterministic one on a key is refused with the plan. */
+    @Override
+    public Map<String, String> columnCollations(Connection c, TableId table) {
+        return Map.of();
     }
 
     @Override

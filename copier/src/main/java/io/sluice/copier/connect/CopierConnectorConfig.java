@@ -32,12 +32,9 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
     public static final Setting<String> SOURCE_URL = PipelineSettings.SOURCE_URL;
     public static final Setting<String> USER = PipelineSettings.SOURCE_USER;
     public static final Setting<String> PASSWORD = PipelineSettings.SOURCE_PASSWORD;
-    public static final Setting<String> ZERO_DATES = Setting.builder("source.zero-dates", SettingType.STRING)
-            .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
-            .description("How the copy reads " + ZeroDates.DESCRIPTION).build();
-    public static final Setting<String> BOOTSTRAP = Setting.builder("kafka.bootstrap.servers", SettingType.STRING).required()
-            .description("Kafka brokers, for creating the copy topics and watching the stream's heartbeat (Connect does not lend "
-                    + "a connector its own clients).").build();
+    public static final Setting<String> ZERO_DATES = PipelineSettings.SOURCE_ZERO_DATES;
+    /** Optional to the applier; the copier creates its topics and watches the heartbeat with it. */
+    public static final Setting<String> BOOTSTRAP = PipelineSettings.KAFKA_BOOTSTRAP.asRequired();
     public static final Setting<Integer> REPLICATION = Setting.builder("topic.replication.factor", SettingType.INT).defaultValue(-1)
             .description("Replication factor of copy topics the connector creates; -1 takes the broker's default.").build();
     public static final Setting<Boolean> STREAM_READY_CHECK = Setting.builder("stream.ready.check", SettingType.BOOLEAN)

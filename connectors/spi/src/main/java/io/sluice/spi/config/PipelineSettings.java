@@ -1,14 +1,18 @@
 package io.sluice.spi.config;
 
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableId;
 
 import java.util.List;
 
 /**
- * The pipeline-wide settings both connectors read (its name, source, target, tables, partitions), declared once:
+ * The pipeline-wide settings both connectors read (its name, source, target, tables, partitions, Kafka brokers,
+ * zero dates), declared once:
  * the copier's and the applier's connector definitions include these declarations rather than their own, so a key,
  * default and rule cannot differ between them. The YAML file's {@code source}/{@code target} sections and
- * {@code kafka.partitions} are these same declarations under their YAML names.
+ * {@code kafka.partitions}/{@code kafka.bootstrap-servers} are these same declarations under their YAML names.
+ * A connector that cannot work without an optional one makes it required where it reads it
+ * ({@link Setting#asRequired()}).
  */
 public final class PipelineSettings {
     private PipelineSettings() {
@@ -39,6 +43,20 @@ public final class PipelineSettings {
             "the target database (PostgreSQL, YugabyteDB, MariaDB or MySQL)", null);
     public static final Setting<String> TARGET_USER = user("target");
     public static final Setting<String> TARGET_PASSWORD = password("target");
+
+    public static final Setting<String> SOURCE_ZERO_DATES = Setting.builder("source.zero-dates", SettingType.STRING)
+            .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
+            .description(ZeroDates.DESCRIPTION).build();
+
+    /**
+     * Connect does not lend a connector its own clients: the copier needs these brokers (it creates the copy topics and
+     * watches the stream's heartbeat), the applier's task uses them for an optional check.
+     */
+    public static final Setting<String> KAFKA_BOOTSTRAP = Setting.builder("kafka.bootstrap.servers", SettingType.STRING)
+            .description("Kafka brokers of the pipeline's topics, host:port[,host:port...], for the connectors' own clients: "
+                    + "the copier creates the copy topics and watches the stream's heartbeat with them (required there); the "
+                    + "applier checks on open that no unapplied record was deleted by retention (unset there skips that check, "
+                    + "the consumer still stops on a deleted offset).").build();
 
     private static Setting<String> url(String key, String what, String formerKey) {
         Setting.Builder<String> b = Setting.builder(key, SettingType.STRING).required().description("JDBC URL of " + what + ".")

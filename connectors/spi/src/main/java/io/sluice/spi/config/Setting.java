@@ -30,6 +30,19 @@ public record Setting<T>(String key, SettingType<T> type, T defaultValue, boolea
         return new Setting<>(newKey, type, defaultValue, required, unit, description, validator, secret, List.of());
     }
 
+    /** This declaration, required where it is read: for a component that cannot work without what others may leave unset. */
+    public Setting<T> asRequired() {
+        return new Setting<>(key, type, null, true, unit, description, validator, secret, formerKeys);
+    }
+
+    /**
+     * This declaration (type, default, rule) under another key and with another description: for a place where
+     * leaving it unset means something the shared description cannot say (a YAML key whose absence starts a service).
+     */
+    public Setting<T> renamed(String newKey, String newDescription) {
+        return new Setting<>(newKey, type, defaultValue, required, unit, newDescription, validator, secret, List.of());
+    }
+
     /**
      * This declaration under another name, optional and without a default: for a parameter that sets the same
      * thing elsewhere (an HTTP control call), so it is typed, validated and described exactly like the setting.

@@ -4,9 +4,12 @@ import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the applier needs to write into a target engine. One implementation per engine family, found
@@ -32,6 +35,22 @@ public interface TargetDialect {
 
     /** Whether the target table exists. */
     boolean tableExists(Connection connection, TableId target) throws SQLException;
+
+    /**
+     * {@link DatabaseMetaData#getColumns} of the table. Each engine's driver puts {@link TableId#schema()} in a
+     * different slot (MariaDB/MySQL: the catalog; PostgreSQL: the schema), and the other slot must stay null.
+     */
+    ResultSet columns(DatabaseMetaData meta, TableId table) throws SQLException;
+
+    /** {@link DatabaseMetaData#getPrimaryKeys} of the table, addressed as {@link #columns}. */
+    ResultSet primaryKey(DatabaseMetaData meta, TableId table) throws SQLException;
+
+    /**
+     * The collation of each text column of an existing table, by column name, where it may decide key equality
+     * differently from byte equality; empty when the engine's key columns compare bytes (PostgreSQL's deterministic
+     * collations; nondeterministic ones are refused with the plan). The caller judges which collations are too coarse.
+     */
+    Map<String, String> columnCollations(Connection connection, TableId table) throws SQLException;
 
     /**
      * DDL creating the target table for a source plan (column types mapped from the source's native
