@@ -321,7 +321,7 @@ final class Bench {
         try {
             Files.createDirectories(o.out());
             if (!applySweep.isEmpty()) {
-                SvgChart chart = new SvgChart("Applier: change events/s vs rows per write (PostgreSQL upserts)",
+                SvgChart chart = new SvgChart("Applier: change events/s vs rows per write (PostgreSQL multi-row upserts, bulk.apply=false)",
                         "rows.per.write (rows per statement, log scale)", "events/s");
                 for (long packet : o.sweepPacketSizes()) {
                     List<SvgChart.Point> pts = new ArrayList<>();

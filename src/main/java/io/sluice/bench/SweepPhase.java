@@ -91,7 +91,9 @@ final class SweepPhase {
             List<Map<String, String>> points = new ArrayList<>();
             for (int rpw : o.sweepRowsPerWrite()) {
                 for (long packet : o.sweepPacketSizes()) {
-                    points.add(SluicePipeline.map("rows.per.write", String.valueOf(rpw), "batch.bytes", String.valueOf(packet)));
+                    // rows.per.write sizes the multi-row statements only: bulk apply writes a batch in one statement.
+                    points.add(SluicePipeline.map("rows.per.write", String.valueOf(rpw), "batch.bytes", String.valueOf(packet),
+                            "bulk.apply", "false"));
                 }
             }
             for (int rpt : o.sweepRowsPerTransaction()) {
@@ -121,8 +123,8 @@ final class SweepPhase {
                 } else {
                     bench.applySweep.add(new double[]{rpw, packet, d.eventsPerSecond()});
                 }
-                report.add(section, String.format(Locale.ROOT, "rows.per.write=%d batch.bytes=%s rows.per.transaction=%d", rpw,
-                        Bench.bytes(packet), rpt), Report.rate(d.eventsPerSecond()) + " events/s", String.format(Locale.ROOT, "%,d events in %.1f s; %s",
+                report.add(section, String.format(Locale.ROOT, "rows.per.write=%d batch.bytes=%s rows.per.transaction=%d%s", rpw,
+                        Bench.bytes(packet), rpt, point.containsKey("bulk.apply") ? " bulk.apply=" + point.get("bulk.apply") : ""), Report.rate(d.eventsPerSecond()) + " events/s", String.format(Locale.ROOT, "%,d events in %.1f s; %s",
                         backlog.events(), d.seconds(), used));
                 try (Connection t = env.target.connect(db)) {
                     Accounts.exec(t, "DROP SCHEMA " + schema + " CASCADE");

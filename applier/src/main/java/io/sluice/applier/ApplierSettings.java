@@ -80,6 +80,13 @@ public final class ApplierSettings {
                     + "key is built, so its lag grows during the copy and Kafka's retention must cover the whole copy. "
                     + "false keeps the key during the copy and applies changes as soon as their rows are copied.").build();
 
+    public static final Setting<Boolean> BULK_APPLY = Setting.builder("bulk.apply", SettingType.BOOLEAN)
+            .defaultValue(true)
+            .description("PostgreSQL target: write each reduced change batch with one statement per kind (the columns as "
+                    + "arrays, unnested into one INSERT … ON CONFLICT and one DELETE), whose fixed SQL text the server "
+                    + "prepares once per table; tables with date/time or float4 columns keep the multi-row statements. "
+                    + "false writes multi-row statements of rows.per.write rows (docs/benchmarks.md).").build();
+
     public static final Setting<String> UNAVAILABLE_PLACEHOLDER = Setting.builder("unavailable.value.placeholder", SettingType.STRING)
             .defaultValue(ChangeEventDecoder.DEFAULT_PLACEHOLDER)
             .description("Debezium's placeholder for unchanged TOAST values; must equal the source connector's "
@@ -88,7 +95,7 @@ public final class ApplierSettings {
     public static final Settings SETTINGS = new Settings("applier", List.of(PIPELINE, TABLES, SOURCE_URL, SOURCE_USER,
             SOURCE_PASSWORD, TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, STATE_SCHEMA, PARTITIONS,
             BATCH_BYTES, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, CREATE_TABLES, KEY_AFTER_COPY,
-            UNAVAILABLE_PLACEHOLDER));
+            BULK_APPLY, UNAVAILABLE_PLACEHOLDER));
 
     public static final Setting<List<String>> TARGET_TABLES = Setting.builder("target.tables", SettingType.LIST)
             .defaultValue(List.of())

@@ -43,7 +43,7 @@ public final class Planner {
     }
 
     public static TargetDialect targetDialect(Settings.Values v) {
-        return Dialects.target(v.get(ApplierSettings.TARGET_URL));
+        return Dialects.target(v.get(ApplierSettings.TARGET_URL)).withBulkApply(v.get(ApplierSettings.BULK_APPLY));
     }
 
     /** The target dialect writing under {@code mapping}'s column names (the plain dialect when it maps none). */

@@ -19,7 +19,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Change writes into PostgreSQL: multi-row {@code INSERT … ON CONFLICT (key) DO UPDATE} for full rows, a
+ * Change writes into PostgreSQL (batches of tables PgArrayWrites handles go there instead, unless turned off):
+ * multi-row {@code INSERT … ON CONFLICT (key) DO UPDATE} for full rows, a
  * per-row {@code UPDATE} of only the carried columns for rows with unchanged TOAST values, and multi-row
  * deletes by key. Every parameter is cast to the target column's type, so a canonical value (a JSON string,
  * a UUID) lands in whatever type the column has.
@@ -31,7 +32,8 @@ final class PgWrites {
     private PgWrites() {
     }
 
-    static void upsert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement) throws SQLException {
+    static void upsert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement,
+                       boolean arrays) throws SQLException {
         List<Object[]> full = new ArrayList<>(rows.size());
         Map<String, List<Object[]>> partial = new LinkedHashMap<>();
         for (Object[] row : rows) {
@@ -43,6 +45,10 @@ final class PgWrites {
             }
         }
         int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.columnCount()));
+        if (arrays && full.size() >= PgArrayWrites.MIN_ROWS && PgArrayWrites.handles(plan.columns())) {
+            PgArrayWrites.upsert(c, plan, t, full);
+            full = List.of();
+        }
         for (int from = 0; from < full.size(); from += per) {
             List<Object[]> part = full.subList(from, Math.min(full.size(), from + per));
             try (PreparedStatement ps = c.prepareStatement(upsertSql(plan, t, part.size()))) {
@@ -187,7 +193,12 @@ final class PgWrites {
         }
     }
 
-    static void delete(Connection c, TableDef plan, PgTargetTable t, List<Object[]> keys, int rowsPerStatement) throws SQLException {
+    static void delete(Connection c, TableDef plan, PgTargetTable t, List<Object[]> keys, int rowsPerStatement,
+                       boolean arrays) throws SQLException {
+        if (arrays && keys.size() >= PgArrayWrites.MIN_ROWS && PgArrayWrites.handles(plan.keyColumns())) {
+            PgArrayWrites.delete(c, plan, t, keys);
+            return;
+        }
         int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.keySize()));
         for (int from = 0; from < keys.size(); from += per) {
             List<Object[]> part = keys.subList(from, Math.min(keys.size(), from + per));

@@ -21,9 +21,9 @@ import java.util.Map;
 import java.util.WeakHashMap;
 
 /**
- * PostgreSQL (and YugabyteDB) as the applier's target: binary COPY for chunks, multi-row
- * {@code ON CONFLICT} upserts and multi-row deletes for change events, and DDL mapped from MariaDB or
- * PostgreSQL source types.
+ * PostgreSQL (and YugabyteDB) as the applier's target: binary COPY for chunks, {@code ON CONFLICT} upserts and
+ * deletes of a whole change batch from unnested arrays (PgArrayWrites; multi-row statements when that is off or
+ * a column kind is not handled there), and DDL mapped from MariaDB or PostgreSQL source types.
  *
  * <p><b>YugabyteDB</b> is detected from {@code version()} (it contains {@code -YB-}) per connection. Its one
  * switch that matters for correctness: YugabyteDB's COPY commits every 20 000 rows by default
@@ -33,7 +33,23 @@ import java.util.WeakHashMap;
  */
 public final class PostgresTargetDialect implements TargetDialect {
     /** version() text of each connection seen, so detection costs one query per connection. */
-    private final Map<Connection, Boolean> yugabyte = Collections.synchronizedMap(new WeakHashMap<>());
+    private final Map<Connection, Boolean> yugabyte;
+    /** Change batches as unnested arrays (PgArrayWrites) rather than multi-row statements. */
+    private final boolean bulkApply;
+
+    public PostgresTargetDialect() {
+        this(Collections.synchronizedMap(new WeakHashMap<>()), true);
+    }
+
+    private PostgresTargetDialect(Map<Connection, Boolean> yugabyte, boolean bulkApply) {
+        this.yugabyte = yugabyte;
+        this.bulkApply = bulkApply;
+    }
+
+    @Override
+    public TargetDialect withBulkApply(boolean on) {
+        return on == bulkApply ? this : new PostgresTargetDialect(yugabyte, on);
+    }
 
     @Override
     public String name() {
@@ -207,14 +223,14 @@ public final class PostgresTargetDialect implements TargetDialect {
     @Override
     public void upsert(Connection c, TableDef table, TableId target, List<Object[]> rows, int rowsPerStatement) throws SQLException {
         if (!rows.isEmpty()) {
-            PgWrites.upsert(c, table, PgTargetTable.load(c, table, target), rows, rowsPerStatement);
+            PgWrites.upsert(c, table, PgTargetTable.load(c, table, target), rows, rowsPerStatement, bulkApply);
         }
     }
 
     @Override
     public void delete(Connection c, TableDef table, TableId target, List<Object[]> keys, int rowsPerStatement) throws SQLException {
         if (!keys.isEmpty()) {
-            PgWrites.delete(c, table, PgTargetTable.load(c, table, target), keys, rowsPerStatement);
+            PgWrites.delete(c, table, PgTargetTable.load(c, table, target), keys, rowsPerStatement, bulkApply);
         }
     }
 

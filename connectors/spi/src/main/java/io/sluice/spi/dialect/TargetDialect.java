@@ -101,6 +101,14 @@ public interface TargetDialect {
     /** Deletes rows by key (absent keys are not an error). */
     void delete(Connection connection, TableDef table, TableId target, List<Object[]> keys, int rowsPerStatement) throws SQLException;
 
+    /**
+     * This dialect with its one-statement-per-kind change writes ({@link #upsert}/{@link #delete} of a whole
+     * batch, where the engine has them) turned on or off; targets without such a path return themselves.
+     */
+    default TargetDialect withBulkApply(boolean on) {
+        return this;
+    }
+
     /** Quotes an identifier so that any name, however hostile, is only ever a name. */
     String quote(String identifier);
 }
