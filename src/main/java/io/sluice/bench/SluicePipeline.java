@@ -18,8 +18,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -191,12 +189,12 @@ final class SluicePipeline implements AutoCloseable {
 
     /** Rows of completed chunks in the applier's state (committed with them), for one state schema. */
     long committedCopyRows(Connection target, String stateSchema) throws SQLException {
-        ApplierProgress p = progress.get(stateSchema);
-        if (p == null) {
-            p = ApplierProgress.of(target.getMetaData().getURL(), stateSchema, name);
-            progress.put(stateSchema, p);
-        }
-        return p.rowsCopied(target);
+        return progress(target, stateSchema).rowsCopied(target);
+    }
+
+    private ApplierProgress progress(Connection target, String stateSchema) throws SQLException {
+        String url = target.getMetaData().getURL();
+        return progress.computeIfAbsent(stateSchema, s -> ApplierProgress.of(url, s, name));
     }
 
     /**
@@ -240,14 +238,7 @@ final class SluicePipeline implements AutoCloseable {
 
     /** Whether a target table of this pipeline still waits for its key to be built after its copy. */
     private boolean keyPending(Connection target, String stateSchema) throws SQLException {
-        try (PreparedStatement ps = target.prepareStatement("SELECT count(*) FROM " + stateSchema
-                + ".sluice_applier_key_build WHERE pipeline = ? AND phase = 'loading'")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1) > 0;
-            }
-        }
+        return progress(target, stateSchema).keyPending(target);
     }
 
     void delete(String connector) {

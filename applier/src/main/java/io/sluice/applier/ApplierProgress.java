@@ -190,6 +190,20 @@ public final class ApplierProgress {
         }
     }
 
+    /** Whether any table of this pipeline still waits for its key to be built after its copy (key.after.copy). */
+    public boolean keyPending(Connection c) throws SQLException {
+        if (!exists(c)) {
+            return false;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + keyBuilds() + " WHERE pipeline = ? AND phase = ?")) {
+            ps.setString(1, pipeline);
+            ps.setString(2, StateStore.LOADING);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     /** Forgets the pipeline's progress for every table (its target tables and topics are the caller's to drop). */
     public void delete(Connection c) throws SQLException {
         if (!exists(c)) {
