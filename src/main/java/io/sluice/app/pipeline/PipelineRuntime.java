@@ -14,7 +14,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where a pipeline's connectors run: Kafka for the topics, a Connect worker's REST API for the connectors.
@@ -36,6 +38,8 @@ public final class PipelineRuntime implements AutoCloseable {
     private final boolean inProcessWorker;
     private final String groupId;
     private InstanceLock lock;
+    private Instant brokerReady;
+    private Instant connectReady;
 
     private PipelineRuntime(EmbeddedKafka kafka, EmbeddedConnect connect, String bootstrapServers, ConnectClient client,
                             Admin admin, boolean inProcessWorker, String groupId) {
@@ -54,6 +58,14 @@ public final class PipelineRuntime implements AutoCloseable {
 
     /** As {@link #start(SluiceConfig)}, from the kafka section alone; {@code name} keys the embedded state directory. */
     public static PipelineRuntime start(String name, io.sluice.spi.config.Settings.Values kafkaSection) {
+        return start(name, kafkaSection, () -> false);
+    }
+
+    /**
+     * As {@link #start(String, io.sluice.spi.config.Settings.Values)}; a start {@code abandoned} once the broker runs
+     * stops there (a {@link RuntimeHeadStart} whose validation failed need not wait for the worker too).
+     */
+    static PipelineRuntime start(String name, io.sluice.spi.config.Settings.Values kafkaSection, BooleanSupplier abandoned) {
         String servers = kafkaSection.get(ConfigSchema.KAFKA_BOOTSTRAP);
         String connectUrl = kafkaSection.get(ConfigSchema.KAFKA_CONNECT_URL);
         EmbeddedKafka kafka = null;
@@ -70,9 +82,14 @@ public final class PipelineRuntime implements AutoCloseable {
                 servers = kafka.bootstrapServers();
                 savePort(dir, kafka.port());
             }
+            Instant brokerAt = kafka == null ? null : Instant.now();
+            if (abandoned.getAsBoolean()) {
+                throw new IllegalStateException("start abandoned");
+            }
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers));
             if (connectUrl != null) {
-                return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null).locked(lock);
+                return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null).locked(lock)
+                        .readyAt(brokerAt, null);
             }
             log.info("Starting the embedded Kafka Connect worker");
             String group = "sluice-" + name;
@@ -88,7 +105,8 @@ public final class PipelineRuntime implements AutoCloseable {
                         .config("status.storage.replication.factor", "-1");
             }
             connect = worker.start();
-            return new PipelineRuntime(kafka, connect, servers, connect.client(), admin, true, group).locked(lock);
+            return new PipelineRuntime(kafka, connect, servers, connect.client(), admin, true, group).locked(lock)
+                    .readyAt(brokerAt, Instant.now());
         } catch (RuntimeException e) {
             closeQuietly(connect);
             closeQuietly(admin);
@@ -101,6 +119,22 @@ public final class PipelineRuntime implements AutoCloseable {
     private PipelineRuntime locked(InstanceLock l) {
         this.lock = l;
         return this;
+    }
+
+    private PipelineRuntime readyAt(Instant broker, Instant worker) {
+        this.brokerReady = broker;
+        this.connectReady = worker;
+        return this;
+    }
+
+    /** When the embedded broker answered, or null without one (the start-up steps {@link Pipeline} logs). */
+    Instant brokerReady() {
+        return brokerReady;
+    }
+
+    /** When the in-process Connect worker answered, or null without one. */
+    Instant connectReady() {
+        return connectReady;
     }
 
     /**
