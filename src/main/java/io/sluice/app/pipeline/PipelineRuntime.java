@@ -73,6 +73,24 @@ public final class PipelineRuntime implements AutoCloseable {
         Admin admin = null;
         InstanceLock lock = null;
         try {
+            String group = "sluice-" + name;
+            EmbeddedConnect.Builder worker = null;
+            if (connectUrl == null) {
+                worker = EmbeddedConnect.builder(servers).groupId(group)
+                        // The copier writes each chunk in one Kafka transaction (docs/design/merge.md).
+                        .config("exactly.once.source.support", "enabled")
+                        // Plugins are on the class path; their ServiceLoader entries are enough, no scanning.
+                        .config("plugin.discovery", "service_load");
+                if (servers == null || servers.isBlank()) {
+                    // Loading the plugin classes is most of the worker's start and needs no broker: beside the broker's.
+                    worker.loadPluginsAhead();
+                } else {
+                    // A real cluster: its default replication for the worker's internal topics, not the embedded 1.
+                    worker.config("config.storage.replication.factor", "-1")
+                            .config("offset.storage.replication.factor", "-1")
+                            .config("status.storage.replication.factor", "-1");
+                }
+            }
             if (servers == null || servers.isBlank()) {
                 // One run per state directory: a second one would fight over the broker's port and log directory.
                 lock = InstanceLock.acquire(Path.of(kafkaSection.get(ConfigSchema.KAFKA_STATE_DIR)).resolve(name), name);
@@ -87,24 +105,12 @@ public final class PipelineRuntime implements AutoCloseable {
                 throw new IllegalStateException("start abandoned");
             }
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers));
-            if (connectUrl != null) {
+            if (worker == null) {
                 return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null).locked(lock)
                         .readyAt(brokerAt, null);
             }
             log.info("Starting the embedded Kafka Connect worker");
-            String group = "sluice-" + name;
-            EmbeddedConnect.Builder worker = EmbeddedConnect.builder(servers).groupId(group)
-                    // The copier writes each chunk in one Kafka transaction (docs/design/merge.md).
-                    .config("exactly.once.source.support", "enabled")
-                    // Plugins are on the class path; their ServiceLoader entries are enough, no scanning.
-                    .config("plugin.discovery", "service_load");
-            if (kafka == null) {
-                // A real cluster: its default replication for the worker's internal topics, not the embedded 1.
-                worker.config("config.storage.replication.factor", "-1")
-                        .config("offset.storage.replication.factor", "-1")
-                        .config("status.storage.replication.factor", "-1");
-            }
-            connect = worker.start();
+            connect = worker.bootstrapServers(servers).start();
             return new PipelineRuntime(kafka, connect, servers, connect.client(), admin, true, group).locked(lock)
                     .readyAt(brokerAt, Instant.now());
         } catch (RuntimeException e) {
