@@ -53,7 +53,10 @@ public final class RuntimeHeadStart implements AutoCloseable {
         }
         Path stateDir = Path.of(config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).toAbsolutePath();
         Path dir = stateDir.resolve(config.pipelineName());
-        Path created = Files.isDirectory(stateDir) ? null : stateDir;
+        if (Files.exists(stateDir) && !Files.isDirectory(stateDir)) {
+            return Optional.empty();           // validation names it
+        }
+        Path created = Files.exists(stateDir) ? null : stateDir;
         try {
             if (created != null && created.getParent() != null && !Files.isDirectory(created.getParent())) {
                 return Optional.empty();   // more than one level to make: left to the run, after validation
