@@ -16,6 +16,7 @@ import io.sluice.app.log.SecretMasker;
 import io.sluice.app.pipeline.ConnectorConfigs;
 import io.sluice.app.pipeline.Pipeline;
 import io.sluice.app.pipeline.PipelineRuntime;
+import io.sluice.app.pipeline.RuntimeHeadStart;
 import io.sluice.app.progress.ProgressDisplay;
 import io.sluice.app.progress.ProgressFormat;
 import io.sluice.spi.codec.KeyEquality;
@@ -28,6 +29,7 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
@@ -72,15 +74,20 @@ final class ReplicateCommand implements Callable<Integer> {
         for (String line : cfg.describe()) {
             log.info("  {}", line);
         }
-        ValidatedPlan plan = validators.get().validate(cfg);
-        printPlan(plan);
-        if (validateOnly) {
-            return ExitCode.OK.code();
+        if (validateOnly || printConnectorConfigs) {
+            ValidatedPlan plan = validators.get().validate(cfg);
+            printPlan(plan);
+            return validateOnly ? ExitCode.OK.code() : printConnectorConfigs(plan);
         }
-        if (printConnectorConfigs) {
-            return printConnectorConfigs(plan);
+        // The broker and worker start while the servers are checked; undone (RuntimeHeadStart) if anything fails first.
+        Optional<RuntimeHeadStart> head = RuntimeHeadStart.begin(cfg);
+        try {
+            ValidatedPlan plan = validators.get().validate(cfg);
+            printPlan(plan);
+            return run(plan, head);
+        } finally {
+            head.ifPresent(RuntimeHeadStart::close);
         }
-        return run(plan);
     }
 
     private void printPlan(ValidatedPlan plan) {
@@ -135,10 +142,10 @@ final class ReplicateCommand implements Callable<Integer> {
         return ExitCode.OK.code();
     }
 
-    private int run(ValidatedPlan plan) {
+    private int run(ValidatedPlan plan, Optional<RuntimeHeadStart> head) {
         SluiceConfig cfg = plan.config();
         RunLog.start(Path.of(cfg.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(cfg.pipelineName()));
-        Pipeline pipeline = new Pipeline(plan, p -> PipelineRuntime.start(p.config()));
+        Pipeline pipeline = new Pipeline(plan, p -> head.isPresent() ? head.get().take() : PipelineRuntime.start(p.config()));
         SluiceMetrics metrics = SluiceMetrics.ofPipeline(plan, pipeline);
         HttpEndpoint http = null;
         ProgressDisplay display = null;

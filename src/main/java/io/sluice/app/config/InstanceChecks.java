@@ -2,6 +2,7 @@ package io.sluice.app.config;
 
 import io.sluice.app.pipeline.InstanceLease;
 import io.sluice.app.pipeline.InstanceLock;
+import io.sluice.app.pipeline.RuntimeHeadStart;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.engine.StreamResources;
 
@@ -26,7 +27,7 @@ final class InstanceChecks {
         List<String> problems = new ArrayList<>();
         if (config.embeddedKafka()) {
             Path dir = Path.of(config.get(ConfigSchema.KAFKA, ConfigSchema.KAFKA_STATE_DIR)).resolve(config.pipelineName());
-            InstanceLock.holder(dir).ifPresent(h -> problems.add("kafka.state-dir: pipeline " + config.pipelineName()
+            InstanceLock.holder(dir).filter(h -> !RuntimeHeadStart.heldForThisRun(dir)).ifPresent(h -> problems.add("kafka.state-dir: pipeline " + config.pipelineName()
                     + " is already running from state directory " + dir.toAbsolutePath() + " (" + h + "); stop that run first "
                     + "(Ctrl-C or SIGTERM), or give this one another pipeline.name"));
         }

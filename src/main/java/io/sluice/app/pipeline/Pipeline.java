@@ -26,6 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -48,6 +49,8 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration POLL = Duration.ofSeconds(1);
+    /** Until the first rows arrive, so that the start-up line's "first chunk committed" is not a second late. */
+    private static final Duration FIRST_ROWS_POLL = Duration.ofMillis(100);
 
     private final ValidatedPlan plan;
     private final Function<ValidatedPlan, PipelineRuntime> runtimes;
@@ -64,6 +67,8 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
     private volatile ConnectorConfigs connectors;
     private volatile RetentionWatch retention;
     private volatile InstanceLease lease;
+    private final Instant validated = Instant.now();
+    private volatile Instant submitted;
 
     public Pipeline(ValidatedPlan plan, Function<ValidatedPlan, PipelineRuntime> runtimes) {
         this.plan = plan;
@@ -109,6 +114,7 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
             connect.putConfig(connectors.applier().name(), connectors.applier().config());
             connect.putConfig(connectors.debezium().name(), connectors.debezium().config());
             connect.putConfig(connectors.copier().name(), connectors.copier().config());
+            submitted = Instant.now();
             awaitRunning(connectors.debezium().name());
             awaitRunning(connectors.applier().name());
             phases.enter(Phase.WAITING_FOR_STREAM, "the copier starts once the change stream is live");
@@ -127,7 +133,7 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
             if (!refresh()) {
                 throw new IllegalStateException(status().error());
             }
-            Thread.sleep(POLL.toMillis());
+            Thread.sleep(phases.phase() == Phase.WAITING_FOR_STREAM ? FIRST_ROWS_POLL.toMillis() : POLL.toMillis());
         }
     }
 
@@ -161,6 +167,7 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
         }
         if (phase == Phase.WAITING_FOR_STREAM && copied.values().stream().anyMatch(c -> c.rowsCopied() > 0 || c.complete())) {
             phases.enter(Phase.COPYING, "rows arrive in the target");
+            logStartup(Instant.now());
         }
         phase = phases.phase();
         if ((phase == Phase.COPYING || phase == Phase.WAITING_FOR_STREAM)
@@ -168,6 +175,30 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
             phases.enter(Phase.STREAMING, "every table is copied; streaming changes continuously");
         }
         return true;
+    }
+
+    /**
+     * One line with the start-up's steps, in seconds after the JVM's launch (in a test JVM, after the test run's
+     * start): broker and worker ready come from the runtime (absent on an external cluster), "validated" is when
+     * this pipeline was made from its validated plan; with {@link RuntimeHeadStart} the first two overlap it.
+     */
+    private void logStartup(Instant firstChunk) {
+        long launch = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        PipelineRuntime r = runtime;
+        StringBuilder line = new StringBuilder("Start-up, s after launch:");
+        java.util.function.BiConsumer<String, Instant> step = (name, at) -> {
+            if (at != null) {
+                line.append(' ').append(name).append(' ')
+                        .append(String.format(java.util.Locale.ROOT, "%.1f", (at.toEpochMilli() - launch) / 1000.0)).append(',');
+            }
+        };
+        step.accept("broker ready", r == null ? null : r.brokerReady());
+        step.accept("Connect ready", r == null ? null : r.connectReady());
+        step.accept("validated", validated);
+        step.accept("connectors submitted", submitted);
+        step.accept("first chunk committed", firstChunk);
+        line.setLength(line.length() - 1);
+        log.info("{}", line);
     }
 
     /** Rows in the target and copy completion per table (the applier's state); stream lag where the applier runs in this JVM. */

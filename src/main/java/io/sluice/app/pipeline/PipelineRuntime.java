@@ -14,7 +14,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where a pipeline's connectors run: Kafka for the topics, a Connect worker's REST API for the connectors.
@@ -36,6 +38,8 @@ public final class PipelineRuntime implements AutoCloseable {
     private final boolean inProcessWorker;
     private final String groupId;
     private InstanceLock lock;
+    private Instant brokerReady;
+    private Instant connectReady;
 
     private PipelineRuntime(EmbeddedKafka kafka, EmbeddedConnect connect, String bootstrapServers, ConnectClient client,
                             Admin admin, boolean inProcessWorker, String groupId) {
@@ -54,6 +58,14 @@ public final class PipelineRuntime implements AutoCloseable {
 
     /** As {@link #start(SluiceConfig)}, from the kafka section alone; {@code name} keys the embedded state directory. */
     public static PipelineRuntime start(String name, io.sluice.spi.config.Settings.Values kafkaSection) {
+        return start(name, kafkaSection, () -> false);
+    }
+
+    /**
+     * As {@link #start(String, io.sluice.spi.config.Settings.Values)}; a start {@code abandoned} once the broker runs
+     * stops there (a {@link RuntimeHeadStart} whose validation failed need not wait for the worker too).
+     */
+    static PipelineRuntime start(String name, io.sluice.spi.config.Settings.Values kafkaSection, BooleanSupplier abandoned) {
         String servers = kafkaSection.get(ConfigSchema.KAFKA_BOOTSTRAP);
         String connectUrl = kafkaSection.get(ConfigSchema.KAFKA_CONNECT_URL);
         EmbeddedKafka kafka = null;
@@ -61,6 +73,24 @@ public final class PipelineRuntime implements AutoCloseable {
         Admin admin = null;
         InstanceLock lock = null;
         try {
+            String group = "sluice-" + name;
+            EmbeddedConnect.Builder worker = null;
+            if (connectUrl == null) {
+                worker = EmbeddedConnect.builder(servers).groupId(group)
+                        // The copier writes each chunk in one Kafka transaction (docs/design/merge.md).
+                        .config("exactly.once.source.support", "enabled")
+                        // Plugins are on the class path; their ServiceLoader entries are enough, no scanning.
+                        .config("plugin.discovery", "service_load");
+                if (servers == null || servers.isBlank()) {
+                    // Loading the plugin classes is most of the worker's start and needs no broker: beside the broker's.
+                    worker.loadPluginsAhead();
+                } else {
+                    // A real cluster: its default replication for the worker's internal topics, not the embedded 1.
+                    worker.config("config.storage.replication.factor", "-1")
+                            .config("offset.storage.replication.factor", "-1")
+                            .config("status.storage.replication.factor", "-1");
+                }
+            }
             if (servers == null || servers.isBlank()) {
                 // One run per state directory: a second one would fight over the broker's port and log directory.
                 lock = InstanceLock.acquire(Path.of(kafkaSection.get(ConfigSchema.KAFKA_STATE_DIR)).resolve(name), name);
@@ -70,25 +100,19 @@ public final class PipelineRuntime implements AutoCloseable {
                 servers = kafka.bootstrapServers();
                 savePort(dir, kafka.port());
             }
+            Instant brokerAt = kafka == null ? null : Instant.now();
+            if (abandoned.getAsBoolean()) {
+                throw new IllegalStateException("start abandoned");
+            }
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers));
-            if (connectUrl != null) {
-                return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null).locked(lock);
+            if (worker == null) {
+                return new PipelineRuntime(null, null, servers, new ConnectClient(connectUrl), admin, false, null).locked(lock)
+                        .readyAt(brokerAt, null);
             }
             log.info("Starting the embedded Kafka Connect worker");
-            String group = "sluice-" + name;
-            EmbeddedConnect.Builder worker = EmbeddedConnect.builder(servers).groupId(group)
-                    // The copier writes each chunk in one Kafka transaction (docs/design/merge.md).
-                    .config("exactly.once.source.support", "enabled")
-                    // Plugins are on the class path; their ServiceLoader entries are enough, no scanning.
-                    .config("plugin.discovery", "service_load");
-            if (kafka == null) {
-                // A real cluster: its default replication for the worker's internal topics, not the embedded 1.
-                worker.config("config.storage.replication.factor", "-1")
-                        .config("offset.storage.replication.factor", "-1")
-                        .config("status.storage.replication.factor", "-1");
-            }
-            connect = worker.start();
-            return new PipelineRuntime(kafka, connect, servers, connect.client(), admin, true, group).locked(lock);
+            connect = worker.bootstrapServers(servers).start();
+            return new PipelineRuntime(kafka, connect, servers, connect.client(), admin, true, group).locked(lock)
+                    .readyAt(brokerAt, Instant.now());
         } catch (RuntimeException e) {
             closeQuietly(connect);
             closeQuietly(admin);
@@ -101,6 +125,22 @@ public final class PipelineRuntime implements AutoCloseable {
     private PipelineRuntime locked(InstanceLock l) {
         this.lock = l;
         return this;
+    }
+
+    private PipelineRuntime readyAt(Instant broker, Instant worker) {
+        this.brokerReady = broker;
+        this.connectReady = worker;
+        return this;
+    }
+
+    /** When the embedded broker answered, or null without one (the start-up steps {@link Pipeline} logs). */
+    Instant brokerReady() {
+        return brokerReady;
+    }
+
+    /** When the in-process Connect worker answered, or null without one. */
+    Instant connectReady() {
+        return connectReady;
     }
 
     /**

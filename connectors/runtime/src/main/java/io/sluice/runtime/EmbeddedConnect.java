@@ -197,11 +197,12 @@ public final class EmbeddedConnect implements AutoCloseable {
 
     /** Options for {@link EmbeddedConnect}. */
     public static final class Builder {
-        private final String bootstrapServers;
+        private String bootstrapServers;
         private String groupId = "sluice-connect";
         private final List<Path> pluginPath = new ArrayList<>();
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private Duration startTimeout = Duration.ofSeconds(120);
+        private java.util.concurrent.CompletableFuture<Plugins> pluginsAhead;
 
         private Builder(String bootstrapServers) {
             this.bootstrapServers = bootstrapServers;
@@ -223,6 +224,44 @@ public final class EmbeddedConnect implements AutoCloseable {
         public Builder config(String key, String value) {
             overrides.put(key, value);
             return this;
+        }
+
+        /** The brokers, when they were not known yet at {@link EmbeddedConnect#builder} (see {@link #loadPluginsAhead}). */
+        public Builder bootstrapServers(String servers) {
+            this.bootstrapServers = servers;
+            return this;
+        }
+
+        /**
+         * Loads the worker's plugins now, on a thread of its own, for {@link #start} to use. Finding and loading the
+         * plugin classes (Debezium's, Sluice's) is most of a worker's start: seconds of CPU that need no broker, so a
+         * caller that starts the broker next overlaps the two. Plugin settings ({@code plugin.path},
+         * {@code plugin.discovery}) must be set before this call; the brokers may come later.
+         */
+        public Builder loadPluginsAhead() {
+            Map<String, String> props = workerProps();
+            pluginsAhead = new java.util.concurrent.CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    pluginsAhead.complete(new Plugins(props));
+                } catch (Throwable e) {
+                    pluginsAhead.completeExceptionally(e);
+                }
+            }, "connect-plugins-load");
+            t.setDaemon(true);
+            t.start();
+            return this;
+        }
+
+        private Plugins plugins(Map<String, String> props) {
+            if (pluginsAhead == null) {
+                return new Plugins(props);
+            }
+            try {
+                return pluginsAhead.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
         }
 
         public Builder startTimeout(Duration timeout) {
@@ -259,7 +298,7 @@ public final class EmbeddedConnect implements AutoCloseable {
         public EmbeddedConnect start() {
             long started = System.nanoTime();
             Map<String, String> props = workerProps();
-            Plugins plugins = new Plugins(props);
+            Plugins plugins = plugins(props);
             DistributedHerder herder;
             ConnectRestServer restServer;
             // Plugins must be loaded through Connect's delegating loader; swap it in only for the wiring
