@@ -208,6 +208,11 @@ public final class Applier implements AutoCloseable {
         return out;
     }
 
+    /** Whether any change partition has seen a binlog change event. */
+    public boolean streamsBinlog() {
+        return parts.values().stream().flatMap(m -> m.values().stream()).anyMatch(ps -> ps.streamsBinlog);
+    }
+
     /** Whether a table's change partition is held at the copy frontier (status and tests). */
     public boolean isHeld(TableId table, int partition) {
         PartitionState ps = parts.getOrDefault(table, Map.of()).get(partition);

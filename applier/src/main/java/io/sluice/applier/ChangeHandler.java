@@ -90,8 +90,11 @@ final class ChangeHandler {
                 throw new PoisonMessageException(r, "undecodable change event for " + ps.plan.id() + ": " + e.getMessage(), e);
             }
             if (d != null) {
-                if (d.change().position() instanceof BinlogEventPosition b && b.gtid() != null) {
-                    ps.lastGtid = b.gtid();
+                if (d.change().position() instanceof BinlogEventPosition b) {
+                    ps.streamsBinlog = true;
+                    if (b.gtid() != null) {
+                        ps.lastGtid = b.gtid();
+                    }
                 }
                 if (ps.pastCopy(r.offset())) {
                     direct[recs.size()] = true;

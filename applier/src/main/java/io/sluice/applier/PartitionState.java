@@ -32,6 +32,8 @@ final class PartitionState {
     boolean pastCopyPending;
     /** The GTID of the last binlog change event processed, which the source must keep holding ({@link SourceHistory}). */
     volatile String lastGtid;
+    /** Whether a binlog change event reached this partition (the source has a binlog history to watch). */
+    volatile boolean streamsBinlog;
     /** The last event's position (binlog order check before the copy is past, {@link StreamOrder}). */
     final StreamOrder order;
     /** Positions of the last applied changes, which a repair's source read must see ({@link RepairHandler}). */

@@ -527,6 +527,22 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
         }
     }
 
+    @Override
+    public String binlogHead(Connection c) throws SQLException {
+        long serverId;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@GLOBAL.server_id")) {
+            rs.next();
+            serverId = rs.getLong(1);
+        }
+        // SHOW MASTER STATUS is spelled the same on MariaDB 10.x/11.x and MySQL 8.0; it needs REPLICATION CLIENT,
+        // which Debezium's user has: without it the check is skipped, not failed.
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
+            return rs.next() ? serverId + "/" + rs.getString(1) + ":" + rs.getLong(2) : null;
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {

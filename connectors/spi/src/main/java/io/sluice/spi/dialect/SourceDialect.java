@@ -179,4 +179,14 @@ public interface SourceDialect {
     default String gtidState(Connection connection) throws SQLException {
         return null;
     }
+
+    /**
+     * Which server the source is and the binlog file it writes now, as {@code server-id/file:position} (e.g.
+     * {@code 1/mariadb-bin.000004:3215}); null where the engine has no binlog or the user may not read it. On one server
+     * the file and its position only move forward, so the same server writing an earlier file means its history restarted
+     * ({@code RESET MASTER}), which a GTID comparison misses once the new history's numbers overtake the old ones.
+     */
+    default String binlogHead(Connection connection) throws SQLException {
+        return null;
+    }
 }
