@@ -56,7 +56,8 @@ final class PgArrayWrites {
             case FLOAT64 -> "float8";
             case STRING, JSON -> "";
             case UUID -> "uuid";
-            case BYTES -> "bytea";
+            // a MariaDB/MySQL BIT(n) goes to bit(n), which a bytea cannot be cast to: the multi-row path binds its text
+            case BYTES -> PgMySqlValues.isBit(c) ? null : "bytea";
             default -> null;
         };
     }
@@ -161,7 +162,14 @@ final class PgArrayWrites {
                 }
             }
             case UUID -> ((UUID) v).toString();
-            case BYTES -> "\\x" + HEX.formatHex((byte[]) v);
+            case BYTES -> {
+                try {
+                    // a MariaDB/MySQL geometry arrives as the server's value (SRID, then WKB): written as (E)WKB, as PgWrites does
+                    yield "\\x" + HEX.formatHex(PgMySqlValues.isGeometry(column) ? PgMySqlValues.wkb((byte[]) v) : (byte[]) v);
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException("column " + column.name() + ": " + e.getMessage(), e);
+                }
+            }
             default -> throw new SQLException("column " + column.name() + " of kind " + column.kind() + " reached the array write");
         };
     }
