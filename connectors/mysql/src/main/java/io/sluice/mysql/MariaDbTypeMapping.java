@@ -25,8 +25,21 @@ final class MariaDbTypeMapping {
     private MariaDbTypeMapping() {
     }
 
+    /**
+     * PostgreSQL types a PostgreSQL source carries as their PostgreSQL text, for a PostgreSQL target to parse: the
+     * change stream spells some of them differently from the copy (an interval's months, days and microseconds), so
+     * as MariaDB text the same value could arrive in two spellings.
+     */
+    private static final java.util.Set<String> POSTGRES_TEXT_FORMS = java.util.Set.of("interval", "money", "tsvector",
+            "tsquery", "bit", "bit varying", "\"char\"", "point", "line", "lseg", "box", "path", "polygon", "circle", "pg_lsn");
+
     static String columnDdl(TableDef table, Column c, boolean fromMariaDb) {
         String n = c.nativeType().toLowerCase(Locale.ROOT).trim();
+        if (!fromMariaDb && c.kind() == io.sluice.spi.model.ValueKind.STRING && POSTGRES_TEXT_FORMS.contains(n)) {
+            throw new io.sluice.spi.dialect.PlanException("column " + table.id() + "." + c.name() + " has the PostgreSQL type "
+                    + c.nativeType() + ", which has no MariaDB/MySQL mapping in Sluice (only a PostgreSQL target carries it): "
+                    + "exclude the table, or change the column's type on the source");
+        }
         boolean key = table.keyColumns().contains(c);
         int frac = Math.min(Math.max(c.scale(), 0), 6);
         String nul = c.nullable() ? " NULL" : " NOT NULL";

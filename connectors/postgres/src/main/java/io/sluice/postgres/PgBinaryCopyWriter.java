@@ -67,6 +67,16 @@ final class PgBinaryCopyWriter implements BulkWriter {
         };
     }
 
+    /** Whether every column of the target table has a binary COPY encoding here. */
+    static boolean encodes(PgTargetTable target) {
+        for (String type : target.types()) {
+            if (wire(type) == Wire.UNSUPPORTED) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     PgBinaryCopyWriter(Connection connection, TableDef plan, PgTargetTable target) {
         this.connection = connection;
         this.plan = plan;

@@ -19,13 +19,16 @@ import java.util.Map;
  * @param types     base type name per plan column ({@code pg_type.typname}, domains resolved; enums as "enum")
  * @param formatted the type name to cast parameters to, without modifiers: an explicit cast to
  *                  {@code varchar(n)} or {@code character} truncates silently, while the assignment to the
- *                  column applies its modifiers and fails on an over-long value
+ *                  column applies its modifiers and fails on an over-long value ({@code bit} as a cast target is
+ *                  {@code bit(1)}, which would cut a longer string: cast to {@code bit varying}, whose assignment
+ *                  to {@code bit(n)} checks the length)
  */
 record PgTargetTable(TableId id, String[] types, String[] formatted) {
 
     private static final String SQL = """
             SELECT a.attname, CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END,
-                   CASE WHEN t.typname = 'bpchar' THEN 'bpchar' ELSE format_type(a.atttypid, NULL) END
+                   CASE WHEN t.typname = 'bpchar' THEN 'bpchar' WHEN t.typname = 'bit' THEN 'bit varying'
+                        ELSE format_type(a.atttypid, NULL) END
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped

@@ -2,6 +2,7 @@ package io.sluice.postgres;
 
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableId;
+import io.sluice.spi.model.ValueKind;
 
 /**
  * Source column → PostgreSQL column type, for target tables Sluice creates. Driven by the canonical kind
@@ -13,6 +14,8 @@ import io.sluice.spi.model.TableId;
  *   <li>integers widen where unsigned needs it (int unsigned → bigint; bigint unsigned is DECIMAL → numeric(20,0));</li>
  *   <li>float/double → real/double precision (NaN and ±Infinity included);</li>
  *   <li>MariaDB char(n) → varchar(n): MariaDB strips CHAR's trailing spaces, PostgreSQL's character(n) would pad them back;</li>
+ *   <li>a PostgreSQL source's built-in types the row model carries as text or integers (interval, money, bit,
+ *       inet, xml, oid…: {@link PgTextTypes}) keep their declared type;</li>
  *   <li>enum/set and other text-like types → text (the source already validated them);</li>
  *   <li>binary/varbinary/blob/bit(n&gt;1) → bytea; uuid → uuid; MariaDB json → json (text kept verbatim), PostgreSQL jsonb stays jsonb;</li>
  *   <li>datetime(n) → timestamp(n), MariaDB timestamp(n)/PostgreSQL timestamptz → timestamptz(n), time(n) → time(n).</li>
@@ -24,6 +27,10 @@ final class PgTypeMapping {
 
     static String targetType(TableId table, Column c) {
         String n = PostgresTargetDialect.lower(c.nativeType());
+        String declared = c.kind() == ValueKind.STRING || c.kind() == ValueKind.INT ? PgTextTypes.declaredType(c) : null;
+        if (declared != null) {
+            return declared;   // a PostgreSQL source's built-in type, kept as declared
+        }
         int frac = Math.min(Math.max(c.scale(), 0), 6);
         return switch (c.kind()) {
             case BOOLEAN -> "boolean";
@@ -57,7 +64,7 @@ final class PgTypeMapping {
         if (n.startsWith("int") && !n.startsWith("int8") || n.equals("integer")) {
             return unsigned ? "bigint" : "integer";
         }
-        return "bigint";   // bigint, int8, bit(n), oid
+        return "bigint";   // bigint, int8, bit(n)
     }
 
     private static String string(String n, int length) {
@@ -70,6 +77,6 @@ final class PgTypeMapping {
         if (n.startsWith("char")) {
             return length > 0 ? "varchar(" + length + ")" : "text";
         }
-        return "text";   // citext, enums, inet, xml…: the value as text (the target may lack the extension or type)
+        return "text";   // citext, enums…: the value as text (the target may lack the extension or type)
     }
 }

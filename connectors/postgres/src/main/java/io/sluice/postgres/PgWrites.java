@@ -42,10 +42,26 @@ final class PgWrites {
                 partial.computeIfAbsent(mask, m -> new ArrayList<>()).add(row);
             }
         }
+        insert(c, plan, t, full, rowsPerStatement, true);
+        List<Object[]> missing = new ArrayList<>();
+        for (List<Object[]> group : partial.values()) {
+            missing.addAll(updateAvailable(c, plan, t, group));
+        }
+        if (!missing.isEmpty()) {
+            throw new MissingRowsException(missing.size() + " rows of " + t.id() + " with unchanged TOAST values have no row in the target", missing);
+        }
+    }
+
+    /**
+     * Multi-row inserts of full rows; with {@code upsert}, {@code ON CONFLICT (key) DO UPDATE}. Without it the rows
+     * must be absent, and the table needs no key yet (a bulk load before the key is built).
+     */
+    static void insert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement, boolean upsert)
+            throws SQLException {
         int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.columnCount()));
-        for (int from = 0; from < full.size(); from += per) {
-            List<Object[]> part = full.subList(from, Math.min(full.size(), from + per));
-            try (PreparedStatement ps = c.prepareStatement(upsertSql(plan, t, part.size()))) {
+        for (int from = 0; from < rows.size(); from += per) {
+            List<Object[]> part = rows.subList(from, Math.min(rows.size(), from + per));
+            try (PreparedStatement ps = c.prepareStatement(insertSql(plan, t, part.size(), upsert))) {
                 int p = 1;
                 for (Object[] row : part) {
                     for (int i = 0; i < row.length; i++) {
@@ -54,13 +70,6 @@ final class PgWrites {
                 }
                 ps.executeUpdate();
             }
-        }
-        List<Object[]> missing = new ArrayList<>();
-        for (List<Object[]> group : partial.values()) {
-            missing.addAll(updateAvailable(c, plan, t, group));
-        }
-        if (!missing.isEmpty()) {
-            throw new MissingRowsException(missing.size() + " rows of " + t.id() + " with unchanged TOAST values have no row in the target", missing);
         }
     }
 
@@ -77,7 +86,7 @@ final class PgWrites {
         return sb == null ? null : sb.toString();
     }
 
-    private static String upsertSql(TableDef plan, PgTargetTable t, int rows) {
+    private static String insertSql(TableDef plan, PgTargetTable t, int rows, boolean upsert) {
         StringBuilder sb = new StringBuilder("INSERT INTO ").append(t.qualified()).append(" (");
         for (int i = 0; i < plan.columnCount(); i++) {
             sb.append(i == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name()));
@@ -86,6 +95,9 @@ final class PgWrites {
         String tuple = tuple(t, plan.columnCount());
         for (int r = 0; r < rows; r++) {
             sb.append(r == 0 ? "" : ", ").append(tuple);
+        }
+        if (!upsert) {
+            return sb.toString();
         }
         sb.append(" ON CONFLICT (");
         for (int k = 0; k < plan.keySize(); k++) {

@@ -139,6 +139,10 @@ public class PostgresSourceDialect implements SourceDialect {
                 throw new PlanException("key column " + table + "." + k + " is a floating-point " + col.nativeType()
                         + ": float keys cannot be chunked exactly; add a primary key of an exact type");
             }
+            if (PgTextTypes.carried(col)) {
+                throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which Sluice carries as its "
+                        + "text and cannot use as a key; add a primary key of another type");
+            }
             if (col.kind() == ValueKind.JSON) {
                 throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which has no usable order for chunking");
             }
@@ -181,6 +185,7 @@ public class PostgresSourceDialect implements SourceDialect {
                     scale = (short) (((typmod - 4) & 0x7FF) << 5) >> 5;   // 11-bit signed scale (PG 15+ allows negative)
                 }
                 case "varchar", "bpchar" -> precision = typmod - 4;
+                case "bit", "varbit" -> precision = typmod;
                 case "time", "timestamp", "timestamptz" -> scale = typmod;
                 default -> {
                 }
@@ -337,7 +342,7 @@ public class PostgresSourceDialect implements SourceDialect {
     public String chunkQuery(TableDef table, boolean hasLo, boolean hasHi, int limit) {
         StringJoiner cols = new StringJoiner(", ");
         for (Column col : table.columns()) {
-            cols.add(PostgresTypes.quote(col.name()));
+            cols.add(PgTextTypes.selectExpression(col));
         }
         String keys = keyList(table);
         StringBuilder sql = new StringBuilder("SELECT ").append(cols).append(" FROM ").append(from(table));

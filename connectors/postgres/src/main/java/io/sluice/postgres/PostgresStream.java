@@ -87,10 +87,13 @@ public final class PostgresStream {
         c.put("binary.handling.mode", "bytes");
         c.put("interval.handling.mode", "string");
         c.put("unavailable.value.placeholder", ChangeEventDecoder.DEFAULT_PLACEHOLDER);
-        c.put("include.unknown.datatypes", "false");
-        // numeric exactly (its scale kept) and NaN/±Infinity stopped by name, not turned into NULL
-        c.put("converters", "sluiceNumeric");
+        // tsvector, tsquery, pg_lsn and name reach PgTextConverter only as known-or-unknown text: with false they are NULL
+        c.put("include.unknown.datatypes", "true");
+        // numeric exactly (its scale kept) and NaN/±Infinity stopped by name, not turned into NULL; interval, money,
+        // bit… as text their declared type parses back (PgTextTypes)
+        c.put("converters", "sluiceNumeric,sluiceText");
         c.put("sluiceNumeric.type", PgNumericConverter.class.getName());
+        c.put("sluiceText.type", PgTextConverter.class.getName());
         c.put("skipped.operations", "none");
         c.put("tombstones.on.delete", "false");
         c.put("event.processing.failure.handling.mode", "fail");

@@ -158,7 +158,8 @@ public final class PostgresTargetDialect implements TargetDialect {
                 s.execute("SET LOCAL yb_default_copy_from_rows_per_transaction = 0");
             }
         }
-        return new PgBinaryCopyWriter(c, table, PgTargetTable.load(c, table, target));
+        PgTargetTable t = PgTargetTable.load(c, table, target);
+        return PgBinaryCopyWriter.encodes(t) ? new PgBinaryCopyWriter(c, table, t) : new PgInsertWriter(c, table, t, rowsPerStatement);
     }
 
     @Override

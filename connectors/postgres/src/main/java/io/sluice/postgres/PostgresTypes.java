@@ -57,6 +57,9 @@ final class PostgresTypes {
         if ("e".equals(typtype)) {
             return ValueKind.STRING;   // Debezium emits enums as strings (io.debezium.data.Enum)
         }
+        if (PgTextTypes.carried(typname)) {
+            return ValueKind.STRING;
+        }
         return KINDS.get(typname);
     }
 
