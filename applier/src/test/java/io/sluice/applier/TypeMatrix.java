@@ -43,6 +43,8 @@ final class TypeMatrix {
     private static final Logger log = LoggerFactory.getLogger(TypeMatrix.class);
     private static final int STREAM_INSERT = 100;
     private static final int STREAM_UPDATE = 200;
+    /** Rows inserted with the value and deleted while streaming, before the last update the wait looks for. */
+    private static final int STREAM_DELETE = 300;
     /**
      * PostgreSQL's text of column v through the type's output function (format's %s), which the copy's JDBC read
      * also gets: {@code v::text} differs for inet ({@code '::1'::inet::text} is {@code ::1/128}, its output {@code ::1}).
@@ -191,6 +193,8 @@ final class TypeMatrix {
                     String empty = lit.equals("DEFAULT") ? "DEFAULT" : "NULL";   // a generated column takes no NULL
                     s.execute("INSERT INTO " + t + " (id, v) VALUES (" + (STREAM_UPDATE + i + 1) + ", " + empty + ")");
                     s.execute("UPDATE " + t + " SET v = " + lit + " WHERE id = " + (STREAM_UPDATE + i + 1));
+                    s.execute("INSERT INTO " + t + " (id, v) VALUES (" + (STREAM_DELETE + i + 1) + ", " + lit + ")");
+                    s.execute("DELETE FROM " + t + " WHERE id = " + (STREAM_DELETE + i + 1));
                     s.execute("UPDATE " + t + " SET note = 2 WHERE id = " + (STREAM_UPDATE + i + 1));
                 }
             }
@@ -295,9 +299,32 @@ final class TypeMatrix {
             check(k, i, want, streamed, i + 1, streamDiffs);
             check(k, i, want, streamed, STREAM_INSERT + i + 1, streamDiffs);
             check(k, i, want, streamed, STREAM_UPDATE + i + 1, streamDiffs);
+            if (streamed.containsKey(STREAM_DELETE + i + 1)) {
+                streamDiffs.add(k.literals().get(i) + " → deleted row still present");
+            }
+        }
+        if (postgresSource && postgresTarget && copyFailure == null) {
+            String declared = declaredType(source, schema, k.name());
+            String onTarget = declaredType(target, targetSchema, k.name());
+            if (!declared.equals(onTarget)) {
+                copyDiffs.add("declared type on the target " + onTarget + " (source " + declared + ")");
+                streamDiffs.add("declared type on the target " + onTarget + " (source " + declared + ")");
+            }
         }
         return List.of(new Cell(k.name(), k.sqlType(), "copy", verdict(copyDiffs, copyFailure)),
                 new Cell(k.name(), k.sqlType(), "stream", verdict(streamDiffs, streamFailure)));
+    }
+
+    /** Column v's declared type with its modifiers (an enum or domain by its name without schema). */
+    private static String declaredType(ConnectionFactory db, String schema, String table) throws SQLException {
+        try (Connection c = db.open(); java.sql.PreparedStatement ps = c.prepareStatement("SELECT format_type(a.atttypid, a.atttypmod) "
+                + "FROM pg_attribute a WHERE a.attrelid = to_regclass(quote_ident(?) || '.' || quote_ident(?)) AND a.attname = 'v'")) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : "(no column)";
+            }
+        }
     }
 
     private static void check(Case k, int i, String want, Map<Integer, String> actual, int id, List<String> diffs) {

@@ -144,7 +144,6 @@ class TypeMatrixTest {
                 new Case("t_interval", "interval", List.of("'1 year 2 mons 3 days 04:05:06.789'", "'-1 day'", "'0'",
                         "'-1 year -2 mons +3 days -04:05:06.000001'", "'1 mon -1 day +00:00:00.000001'", "'-178000000 years'",
                         "'2147483647:59:59.999999'", "'-2147483647:59:59.999999'"), null),
-                new Case("t_interval_max", "interval", List.of("'2562047788:00:54.775807'"), null),
                 new Case("t_money", "money", List.of("'12.34'", "'-0.01'", "'0'", "'90071992547409.91'", "'-90071992547409.91'"), null),
                 new Case("t_money_max", "money", List.of("'92233720368547758.07'", "'-92233720368547758.08'"), null),
                 new Case("t_tsvector", "tsvector", List.of("'a fat cat'", "'a:1A fat:2B,4C cat:5D'", "''", "'\"x y\":3'"), null),
@@ -163,7 +162,9 @@ class TypeMatrixTest {
                 new Case("t_char1", "\"char\"", List.of("'a'", "''", "'\\200'", "'\\001'"), null),
                 new Case("t_pg_lsn", "pg_lsn", List.of("'16/B374D848'", "'0/0'", "'FFFFFFFF/FFFFFFFF'"), null),
                 new Case("t_macaddr8", "macaddr8", List.of("'08:00:2b:01:02:03:04:05'"), null),
-                new Case("t_timetz", "timetz", List.of("'04:05:06+02'", "'23:59:59.999999+14'", "'00:00:00-12'", "'04:05:06+05:30:15'"), null));
+                new Case("t_timetz", "timetz", List.of("'04:05:06+02'", "'23:59:59.999999+14'", "'00:00:00-12'", "'04:05:06+05:30:15'"), null),
+                // last: Debezium cannot parse an interval of 2^31 hours or more, and its stream stops there for every table
+                new Case("t_interval_max", "interval", List.of("'2562047788:00:54.775807'"), null));
         record("PostgreSQL → PostgreSQL", cases, new TypeMatrix("types_pg_pg", true).run(cases, List.of(
                 "CREATE TYPE mood AS ENUM ('sad', 'happy')", "CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
                 "CREATE TYPE pair AS (a int, b text)")));

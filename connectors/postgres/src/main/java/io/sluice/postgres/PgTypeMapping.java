@@ -16,7 +16,8 @@ import io.sluice.spi.model.ValueKind;
  *   <li>MariaDB char(n) → varchar(n): MariaDB strips CHAR's trailing spaces, PostgreSQL's character(n) would pad them back;</li>
  *   <li>a PostgreSQL source's built-in types the row model carries as text or integers (interval, money, bit,
  *       inet, xml, oid…: {@link PgTextTypes}) keep their declared type;</li>
- *   <li>enum/set and other text-like types → text (the source already validated them);</li>
+ *   <li>a PostgreSQL source's enums and domains keep their type, which the applier creates on the target first;</li>
+ *   <li>MariaDB enum/set and other text-like types → text (the source already validated them);</li>
  *   <li>binary/varbinary/blob/bit(n&gt;1) → bytea; uuid → uuid; MariaDB json → json (text kept verbatim), PostgreSQL jsonb stays jsonb;</li>
  *   <li>datetime(n) → timestamp(n), MariaDB timestamp(n)/PostgreSQL timestamptz → timestamptz(n), time(n) → time(n).</li>
  * </ul>
@@ -30,6 +31,9 @@ final class PgTypeMapping {
         String declared = c.kind() == ValueKind.STRING || c.kind() == ValueKind.INT ? PgTextTypes.declaredType(c) : null;
         if (declared != null) {
             return declared;   // a PostgreSQL source's built-in type, kept as declared
+        }
+        if (PgUserTypes.isUserType(c)) {
+            return c.nativeType();   // a PostgreSQL source's enum or domain, created on the target first (PgUserTypes)
         }
         int frac = Math.min(Math.max(c.scale(), 0), 6);
         return switch (c.kind()) {

@@ -100,6 +100,13 @@ public final class PostgresTargetDialect implements TargetDialect {
     }
 
     @Override
+    public void ensureTypes(Connection c, String sourceEngine, Map<String, String> definitions) throws SQLException {
+        if (name().equals(sourceEngine) && !definitions.isEmpty()) {
+            PgUserTypes.ensure(c, definitions);
+        }
+    }
+
+    @Override
     public List<String> createTableDdl(TableDef source, TableId target) {
         return List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()),
                 "CREATE TABLE " + qualified(target) + " (" + String.join(", ", columnsDdl(source)) + ", PRIMARY KEY (" + keyList(source) + "))");

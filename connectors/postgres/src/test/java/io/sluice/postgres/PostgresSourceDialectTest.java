@@ -203,6 +203,31 @@ class PostgresSourceDialectTest {
     }
 
     @Test
+    void enumsAndDomainsAreDeclaredAndRecreatedOrRefusedByName() throws Exception {
+        exec("CREATE SCHEMA ut", "CREATE TYPE ut.\"Odd Mood\" AS ENUM ('it''s', 'b c')",
+                "CREATE DOMAIN ut.price AS numeric(10,2) DEFAULT 0 CHECK (VALUE >= 0)",
+                "CREATE DOMAIN ut.moods AS ut.\"Odd Mood\" CHECK (VALUE <> 'b c')",
+                "CREATE TABLE ut_cols (id int PRIMARY KEY, m ut.\"Odd Mood\", p ut.price, ms ut.moods)");
+        TableDef def = describe("ut_cols");
+        assertThat(def.column(1).nativeType()).isEqualTo("\"ut\".\"Odd Mood\"");
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(2))).isEqualTo("\"ut\".\"price\"");
+        java.util.Map<String, String> types = dialect.typeDefinitions(factory.open(), def);
+        assertThat(types.keySet()).containsExactly("\"ut\".\"Odd Mood\"", "\"ut\".\"price\"", "\"ut\".\"moods\"");
+        assertThat(types.get("\"ut\".\"Odd Mood\"")).isEqualTo("CREATE TYPE \"ut\".\"Odd Mood\" AS ENUM ('it''s', 'b c')");
+        assertThat(types.get("\"ut\".\"price\"")).isEqualTo("CREATE DOMAIN \"ut\".\"price\" AS numeric(10,2) DEFAULT 0 "
+                + "CONSTRAINT price_check CHECK ((VALUE >= (0)::numeric))");
+        try (Connection c = factory.open()) {
+            PgUserTypes.ensure(c, types);   // equal on "both sides": nothing to do
+            exec("DROP TABLE ut_cols", "DROP SCHEMA ut CASCADE");
+            PgUserTypes.ensure(c, types);   // missing: created as the source has them
+            assertThat(PgUserTypes.definitions(c, def)).isEqualTo(types);
+            exec("DROP DOMAIN ut.moods", "ALTER TYPE ut.\"Odd Mood\" ADD VALUE 'new'");
+            assertThatThrownBy(() -> PgUserTypes.ensure(c, types)).hasMessageContaining("type \"ut\".\"Odd Mood\" exists on the target "
+                    + "with another definition");
+        }
+    }
+
+    @Test
     void timetzAndTextCarriedKeysAreRefusedByName() throws Exception {
         exec("CREATE TABLE tz (id int PRIMARY KEY, t timetz)", "CREATE TABLE ivkey (k interval PRIMARY KEY)");
         assertThatThrownBy(() -> describe("tz")).hasMessageContaining("public.tz.t").hasMessageContaining("offset");

@@ -41,6 +41,15 @@ public interface TargetDialect {
     List<String> createTableDdl(TableDef source, TableId target);
 
     /**
+     * Creates the user types (enums, domains…) a table about to be created needs, from the definitions a source of
+     * engine {@code sourceEngine} gave ({@link SourceDialect#typeDefinitions}); a type that exists with another
+     * definition is refused with a {@link PlanException} naming it. Only a target of the source's own engine has
+     * anything to do; the default does nothing.
+     */
+    default void ensureTypes(Connection connection, String sourceEngine, java.util.Map<String, String> definitions) throws SQLException {
+    }
+
+    /**
      * DDL creating the target table as {@link #createTableDdl} does but without its key, for a copy loaded into
      * the bare heap and keyed afterwards by {@link #buildKeyDdl}; null when this target cannot do that safely
      * (the key build must be transactional DDL, so that it commits or rolls back with the applier's state).
