@@ -92,7 +92,10 @@ final class TypeMatrix {
         return run(cases, List.of());
     }
 
-    /** @param sourceSetup statements run on the source first (user types the cases' columns use) */
+    /**
+     * @param sourceSetup statements run on the source first (user types the cases' columns use); CREATE EXTENSION
+     *                    statements also on the target
+     */
     List<Cell> run(List<Case> cases, List<String> sourceSetup) throws Exception {
         DatabaseServer src = postgresSource ? TestServers.postgres() : TestServers.mariadb();
         DatabaseServer tgt = postgresTarget ? TestServers.postgres() : TestServers.mariadb();
@@ -108,6 +111,13 @@ final class TypeMatrix {
 
         List<Cell> cells = new ArrayList<>();
         Map<Case, TableDef> planned = new LinkedHashMap<>();
+        try (Connection c = target.open(); Statement s = c.createStatement()) {
+            for (String sql : sourceSetup) {
+                if (sql.startsWith("CREATE EXTENSION")) {   // a type the target must have installed (citext)
+                    s.execute(sql);
+                }
+            }
+        }
         try (Connection c = source.open(); Statement s = c.createStatement()) {
             for (String sql : sourceSetup) {
                 s.execute(sql);

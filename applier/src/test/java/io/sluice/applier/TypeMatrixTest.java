@@ -161,13 +161,17 @@ class TypeMatrixTest {
                 new Case("t_varbit_free", "varbit", List.of("repeat('1101', 2500)::varbit", "B''"), null),
                 new Case("t_char1", "\"char\"", List.of("'a'", "''", "'\\200'", "'\\001'"), null),
                 new Case("t_pg_lsn", "pg_lsn", List.of("'16/B374D848'", "'0/0'", "'FFFFFFFF/FFFFFFFF'"), null),
+                new Case("t_citext", "citext", List.of("'Ab c'", "''"), null),
+                new Case("t_enum_odd", "\"Odd Mood\"", List.of("'it''s'", "'b c'"), null),
+                new Case("t_domain_price", "price", List.of("0", "12.50"), null),
                 new Case("t_macaddr8", "macaddr8", List.of("'08:00:2b:01:02:03:04:05'"), null),
                 new Case("t_timetz", "timetz", List.of("'04:05:06+02'", "'23:59:59.999999+14'", "'00:00:00-12'", "'04:05:06+05:30:15'"), null),
                 // last: Debezium cannot parse an interval of 2^31 hours or more, and its stream stops there for every table
                 new Case("t_interval_max", "interval", List.of("'2562047788:00:54.775807'"), null));
         record("PostgreSQL → PostgreSQL", cases, new TypeMatrix("types_pg_pg", true).run(cases, List.of(
                 "CREATE TYPE mood AS ENUM ('sad', 'happy')", "CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
-                "CREATE TYPE pair AS (a int, b text)")));
+                "CREATE TYPE pair AS (a int, b text)", "CREATE EXTENSION IF NOT EXISTS citext",
+                "CREATE TYPE \"Odd Mood\" AS ENUM ('it''s', 'b c')", "CREATE DOMAIN price AS numeric(10,2) DEFAULT 0 CHECK (VALUE >= 0)")));
     }
 
     @Test

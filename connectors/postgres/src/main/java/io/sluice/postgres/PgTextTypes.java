@@ -26,9 +26,9 @@ final class PgTextTypes {
 
     /**
      * Types whose values the row model already holds (as STRING or INT) and which a PostgreSQL source's column keeps
-     * on a PostgreSQL target.
+     * on a PostgreSQL target (citext needs its extension there: {@link PgUserTypes}).
      */
-    private static final Set<String> KEPT = Set.of("name", "inet", "cidr", "macaddr", "macaddr8", "xml", "oid");
+    private static final Set<String> KEPT = Set.of("name", "inet", "cidr", "macaddr", "macaddr8", "xml", "oid", "citext");
 
     static boolean carried(String typname) {
         return TYPNAMES.contains(typname);

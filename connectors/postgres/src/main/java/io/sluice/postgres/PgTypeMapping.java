@@ -81,6 +81,6 @@ final class PgTypeMapping {
         if (n.startsWith("char")) {
             return length > 0 ? "varchar(" + length + ")" : "text";
         }
-        return "text";   // citext, enums…: the value as text (the target may lack the extension or type)
+        return "text";   // MariaDB enum/set, tinytext…: the value as text
     }
 }

@@ -16,11 +16,14 @@ import java.util.Map;
 
 /**
  * Enum types and domains of a PostgreSQL source, recreated on a PostgreSQL target so its tables keep the declared
- * type. A plan column of such a type names it schema-qualified and quoted ({@link #isUserType}), which no other
+ * type; and extensions whose types a column keeps (citext), which the target must have installed. A plan column of such a type names it schema-qualified and quoted ({@link #isUserType}), which no other
  * engine's type name looks like. The definition is written by {@link #ddl} from either server's catalog, so a type
  * that already exists on the target is compared by the same text: equal, it is used; different, refused by name.
  */
 final class PgUserTypes {
+    /** Key prefix of an extension a kept type (citext) comes from: the target must have it installed. */
+    private static final String EXTENSION = "extension ";
+
     private PgUserTypes() {
     }
 
@@ -43,9 +46,25 @@ final class PgUserTypes {
         for (Column col : def.columns()) {
             if (isUserType(col)) {
                 add(c, col.nativeType(), out);
+            } else if (PgTextTypes.declaredType(col) != null) {
+                String extension = extensionOf(c, col.nativeType());
+                if (extension != null) {
+                    out.put(EXTENSION + extension, "CREATE EXTENSION " + PostgresTypes.quote(extension));
+                }
             }
         }
         return out;
+    }
+
+    private static String extensionOf(Connection c, String type) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT e.extname FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
+                WHERE d.classid = 'pg_catalog.pg_type'::regclass AND d.objid = to_regtype(?) AND d.deptype = 'e'""")) {
+            ps.setString(1, type);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
     }
 
     private static void add(Connection c, String type, Map<String, String> out) throws SQLException {
@@ -126,6 +145,19 @@ final class PgUserTypes {
     static void ensure(Connection target, Map<String, String> definitions) throws SQLException {
         List<String> missing = new ArrayList<>();
         for (Map.Entry<String, String> e : definitions.entrySet()) {
+            if (e.getKey().startsWith(EXTENSION)) {
+                String extension = e.getKey().substring(EXTENSION.length());
+                try (PreparedStatement ps = target.prepareStatement("SELECT 1 FROM pg_catalog.pg_extension WHERE extname = ?")) {
+                    ps.setString(1, extension);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new PlanException("the source's columns use a type of extension " + extension + ", which the target "
+                                    + "database lacks: " + e.getValue() + " on the target (or exclude the table), then restart");
+                        }
+                    }
+                }
+                continue;
+            }
             String existing = ddl(target, e.getKey());
             if (existing == null) {
                 missing.add(e.getKey());

@@ -228,6 +228,21 @@ class PostgresSourceDialectTest {
     }
 
     @Test
+    void citextIsKeptWhenTheTargetHasTheExtensionAndRefusedByNameWhenNot() throws Exception {
+        exec("CREATE EXTENSION IF NOT EXISTS citext", "CREATE TABLE ci (id int PRIMARY KEY, v citext)");
+        TableDef def = describe("ci");
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(1))).isEqualTo("citext");
+        java.util.Map<String, String> types = dialect.typeDefinitions(factory.open(), def);
+        assertThat(types).containsEntry("extension citext", "CREATE EXTENSION \"citext\"");
+        try (Connection c = factory.open()) {
+            PgUserTypes.ensure(c, types);
+            exec("DROP TABLE ci", "DROP EXTENSION citext");
+            assertThatThrownBy(() -> PgUserTypes.ensure(c, types)).hasMessageContaining("extension citext")
+                    .hasMessageContaining("CREATE EXTENSION \"citext\"");
+        }
+    }
+
+    @Test
     void timetzAndTextCarriedKeysAreRefusedByName() throws Exception {
         exec("CREATE TABLE tz (id int PRIMARY KEY, t timetz)", "CREATE TABLE ivkey (k interval PRIMARY KEY)");
         assertThatThrownBy(() -> describe("tz")).hasMessageContaining("public.tz.t").hasMessageContaining("offset");
