@@ -53,9 +53,9 @@ class TypeMatrixTest {
                 present before the copy (**copy**) and rows inserted and updated while streaming (**stream**), the
                 JVM in the `America/New_York` zone; each value read back from the target as text (PostgreSQL: the
                 type's output; MariaDB: its text, binary strings, BIT and GEOMETRY as hex) and compared with the
-                source's. The matrix compares values, not declared types: PostgreSQL→PostgreSQL keeps the declared type of
-                built-in types (interval, money, bit, inet, xml, oid…) but still creates `text` for enums and citext and
-                the base type for domains. *identical* means every edge value listed arrived as written;
+                source's; PostgreSQL→PostgreSQL also compares the column's declared type on both sides (enums and domains are
+                created on the target, citext needs its extension there). *identical* means every edge value listed
+                arrived as written, and a row inserted and deleted while streaming is gone;
                 *refused* is the message the plan gives before anything is created; *stopped* is the applier's
                 message on the first such value, and *the copy did not arrive* means the copier stopped on it
                 (naming table, column and value); these are listed in `docs/operations/limitations.md`. The MariaDB
@@ -76,7 +76,8 @@ class TypeMatrixTest {
         }
         Path doc = Path.of("..", "docs", "reference", "types.md");
         if (Files.isDirectory(doc.getParent())) {
-            Files.writeString(doc, md.toString().replace("\u0000", "\\0"));   // a stopped value's text may hold U+0000
+            // a stopped value's text may hold U+0000; the test databases' run numbers would change the file on every run
+            Files.writeString(doc, md.toString().replace("\u0000", "\\0").replaceAll("(types_[a-z_]+?_(?:src|tgt))_\\d+", "$1"));
         }
     }
 
@@ -147,6 +148,9 @@ class TypeMatrixTest {
                 new Case("t_money", "money", List.of("'12.34'", "'-0.01'", "'0'", "'90071992547409.91'", "'-90071992547409.91'"), null),
                 new Case("t_money_max", "money", List.of("'92233720368547758.07'", "'-92233720368547758.08'"), null),
                 new Case("t_tsvector", "tsvector", List.of("'a fat cat'", "'a:1A fat:2B,4C cat:5D'", "''", "'\"x y\":3'"), null),
+                // large enough to be TOASTed out of line: the copied row's update of another column leaves it unchanged
+                new Case("t_tsvector_toast", "tsvector", List.of("array_to_tsvector(ARRAY(SELECT md5(g::text) FROM generate_series(1, 500) g))"), null),
+                new Case("t_varbit_toast", "varbit", List.of("(SELECT string_agg(('x' || md5(g::text))::bit(32)::text, '') FROM generate_series(1, 1000) g)::varbit"), null),
                 new Case("t_tsquery", "tsquery", List.of("'fat & (rat | !cat)'", "'a:*B <-> b'"), null),
                 new Case("t_point", "point", List.of("'(1,2)'", "'(-1.5,1e300)'", "'(0.1,-0)'"), null),
                 new Case("t_line", "line", List.of("'{1,2,3}'"), null),

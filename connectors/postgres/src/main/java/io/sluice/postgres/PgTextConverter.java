@@ -2,6 +2,7 @@ package io.sluice.postgres;
 
 import io.debezium.spi.converter.CustomConverter;
 import io.debezium.spi.converter.RelationalColumn;
+import io.sluice.spi.connect.ChangeEventDecoder;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.postgresql.util.PGInterval;
 import org.postgresql.util.PGobject;
@@ -50,6 +51,11 @@ public class PgTextConverter implements CustomConverter<SchemaBuilder, Relationa
     static String text(Object v) {
         if (v instanceof String s) {
             return s;
+        }
+        if (v.getClass() == Object.class) {
+            // Debezium's marker of an unchanged TOASTed value (UnchangedToastedReplicationMessageColumn), which its own
+            // converters replace by the placeholder the applier recognises: the target keeps its value
+            return ChangeEventDecoder.DEFAULT_PLACEHOLDER;
         }
         if (v instanceof PGInterval i) {
             return interval(i);

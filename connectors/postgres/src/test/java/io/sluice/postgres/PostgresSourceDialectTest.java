@@ -200,6 +200,7 @@ class PostgresSourceDialectTest {
                     .isEqualTo(PgTextConverter.text(new BigDecimal("-90071992547409.91")));
             assertThat(rows.get(i)).containsSequence("101", "", "(1.5,-2)", "a", "abc");
         }
+        assertThat(PgTextConverter.text(new Object())).isEqualTo(io.sluice.spi.connect.ChangeEventDecoder.DEFAULT_PLACEHOLDER);
     }
 
     @Test
