@@ -197,7 +197,7 @@ public final class PostgresTargetDialect implements TargetDialect {
             }
         }
         PgTargetTable t = PgTargetTable.load(c, table, target);
-        return PgBinaryCopyWriter.encodes(t) ? new PgBinaryCopyWriter(c, table, t) : new PgInsertWriter(c, table, t, rowsPerStatement);
+        return PgBinaryCopyWriter.encodes(table, t) ? new PgBinaryCopyWriter(c, table, t) : new PgInsertWriter(c, table, t, rowsPerStatement);
     }
 
     @Override
