@@ -68,6 +68,11 @@ final class MappedTargetDialect implements TargetDialect {
     }
 
     @Override
+    public void ensureTypes(Connection connection, String sourceEngine, java.util.Map<String, String> definitions) throws SQLException {
+        inner.ensureTypes(connection, sourceEngine, definitions);
+    }
+
+    @Override
     public List<String> createTableDdl(TableDef source, TableId target) {
         TargetMapping.Projection p = projection(source);
         return inner.createTableDdl(p == null ? source : p.target(), target);

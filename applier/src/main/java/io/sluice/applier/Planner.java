@@ -76,6 +76,9 @@ public final class Planner {
             for (TableId id : v.get(ApplierSettings.TABLES)) {
                 TableDef def = sd.describe(s, id);
                 TableId target = mapping.targetOf(id, targetOf(v, id));
+                if (createMissing && v.get(ApplierSettings.CREATE_TABLES) && !td.tableExists(t, target)) {
+                    td.ensureTypes(t, sd.name(), sd.typeDefinitions(s, def));   // enums, domains a same-engine target lacks
+                }
                 ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES),
                         v.get(ApplierSettings.KEY_AFTER_COPY) ? new StateStore(td, v.get(ApplierSettings.STATE_SCHEMA), pipeline) : null);
                 plans.add(new TablePlan(def, target, Topics.changeTopic(pipeline, id), Topics.copyTopic(pipeline, id),

@@ -2,6 +2,7 @@ package io.sluice.postgres;
 
 import io.sluice.spi.codec.ByteSink;
 import io.sluice.spi.dialect.BulkWriter;
+import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.Unavailable;
 import org.postgresql.PGConnection;
@@ -68,8 +69,17 @@ final class PgBinaryCopyWriter implements BulkWriter {
         };
     }
 
-    /** Whether every column of the target has a binary COPY encoding here (else {@link PgInsertWriter} loads it). */
-    static boolean encodes(PgTargetTable target) {
+    /**
+     * Whether every column has a binary COPY encoding here (else {@link PgInsertWriter} loads it): none carried as
+     * PostgreSQL text ({@link PgTextForm}: the target's input function must parse it, a bit string's too, whose
+     * binary encoding here is for a MariaDB/MySQL BIT's bytes), and every target type encoded.
+     */
+    static boolean encodes(TableDef plan, PgTargetTable target) {
+        for (Column column : plan.columns()) {
+            if (PgTextForm.isTextForm(column)) {
+                return false;
+            }
+        }
         for (String type : target.types()) {
             if (wire(type) == Wire.UNSUPPORTED) {
                 return false;

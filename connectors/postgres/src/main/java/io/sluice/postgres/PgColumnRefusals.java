@@ -19,9 +19,10 @@ final class PgColumnRefusals {
                     + "the table, or make it an ordinary column (ALTER TABLE … ALTER COLUMN … DROP EXPRESSION) and "
                     + "compute it on the target";
         }
-        if (typname.equals("name")) {
-            return "has type name, whose values Debezium's PostgreSQL connector emits as NULL in change events; change it "
-                    + "to text (ALTER TABLE … ALTER COLUMN … TYPE text) or exclude the table";
+        if (typname.equals("timetz")) {
+            return "has type time with time zone, whose values Debezium's PostgreSQL connector converts to UTC in change "
+                    + "events, losing the written offset ('04:05:06+02' would arrive as '02:05:06+00'); change it to time or "
+                    + "timestamptz, or exclude the table";
         }
         return null;
     }

@@ -3,25 +3,44 @@ package io.sluice.postgres;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.ValueKind;
 
+import java.util.Locale;
 import java.util.Set;
 
 /**
- * PostgreSQL types a PostgreSQL target holds only as themselves: arrays (of any element type, any number of
- * dimensions, with NULL elements and lower bounds), ranges and multiranges of the built-in subtypes, composite types
- * and {@code hstore}. They travel as {@link ValueKind#NATIVE_TEXT}: the type's output text, which its input function
- * reads back exactly, so the target column keeps the declared type and every write casts the text to it.
+ * PostgreSQL types a PostgreSQL target holds only as themselves, carried as {@link ValueKind#NATIVE_TEXT}: a text
+ * the type's input function reads back to the same value, so the target column keeps the declared type and every
+ * write casts the text to it. Two families:
+ * <ul>
+ *   <li>containers: arrays (of any element type, any number of dimensions, with NULL elements and lower bounds),
+ *       ranges and multiranges of the built-in subtypes, composite types and {@code hstore};</li>
+ *   <li>built-in scalars with no value kind of their own in the row model ({@link #SCALARS}): interval, money,
+ *       tsvector, tsquery, bit/varbit, "char", pg_lsn and the geometric types.</li>
+ * </ul>
  *
- * <p>Both paths carry the same text. The copy selects {@code col::text} (an I/O conversion: the output function);
- * a plain read would not do, since the driver receives arrays of built-in element types in binary once a query is
- * server-prepared, and rebuilds their text without lower bounds or PostgreSQL's float digits. The change stream's
- * pgoutput sends each value as the same output text, which {@link PgTextFormConverter} passes on unchanged. The
- * sessions' {@code TimeZone} shapes the text of {@code timestamptz} inside them (an offset); the target reads either
- * form back as the same instant.
+ * <p>Both paths carry the same text. The copy selects it in the chunk query ({@link #select}): {@code col::text}
+ * (an I/O conversion: the output function); a plain read would not do, since the driver receives arrays of built-in
+ * element types in binary once a query is server-prepared, and rebuilds their text without lower bounds or
+ * PostgreSQL's float digits. Two scalars are spelled independently of session settings, as the stream spells them:
+ * money as its number (its text follows {@code lc_monetary}), interval as its three fields (months, days,
+ * microseconds; its text follows {@code IntervalStyle}). The change stream's pgoutput sends each value as its output
+ * text, which {@link PgTextFormConverter} passes on, or as the driver's object it turns back into that text. The
+ * sessions' {@code TimeZone} shapes the text of {@code timestamptz} inside containers (an offset); the target reads
+ * either form back as the same instant. These types are never keys: their order and equality are PostgreSQL's alone.
  */
 final class PgTextForm {
     /** Range and multirange types Debezium's change events can tell apart by name (user-defined ones it cannot). */
     static final Set<String> RANGES = Set.of("int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange",
             "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange");
+
+    /** {@code pg_type.typname} of each built-in scalar type carried as its text. */
+    static final Set<String> SCALARS = Set.of("interval", "money", "tsvector", "tsquery", "bit", "varbit", "char",
+            "point", "line", "lseg", "box", "path", "polygon", "circle", "pg_lsn");
+
+    /**
+     * Types whose values the row model already holds (as STRING or INT) and which a PostgreSQL source's column keeps
+     * on a PostgreSQL target, as {@code format_type} names them (citext needs its extension there).
+     */
+    private static final Set<String> KEPT = Set.of("name", "inet", "cidr", "macaddr", "macaddr8", "xml", "oid", "citext");
 
     private PgTextForm() {
     }
@@ -33,7 +52,7 @@ final class PgTextForm {
      */
     static boolean carries(String typcategory, String typtype, String typname) {
         return "A".equals(typcategory) || "r".equals(typtype) || "m".equals(typtype) || "c".equals(typtype)
-                || "hstore".equals(typname);
+                || "hstore".equals(typname) || SCALARS.contains(typname);
     }
 
     /** Why a type {@link #carries} cannot travel after all, or null. */
@@ -49,8 +68,40 @@ final class PgTextForm {
         return column.kind() == ValueKind.NATIVE_TEXT;
     }
 
-    /** The select-list expression reading a column in the form {@link PostgresTypes#read} expects. */
+    /**
+     * The target column type for a PostgreSQL source column whose declared type the target keeps, or null: every
+     * text-form column, and the built-in types of {@link #KEPT}. {@code bit}/{@code bit varying} carry their length
+     * in the plan's precision (the plan's native type has no modifiers).
+     */
+    static String declaredType(Column c) {
+        String n = c.nativeType().toLowerCase(Locale.ROOT).trim();
+        if (isTextForm(c)) {
+            if (n.equals("bit") || n.equals("bit varying")) {
+                return c.precision() > 0 ? n + "(" + c.precision() + ")" : n;
+            }
+            return c.nativeType();
+        }
+        return (c.kind() == ValueKind.STRING || c.kind() == ValueKind.INT) && KEPT.contains(n) ? n : null;
+    }
+
+    /**
+     * The select-list expression reading a column in the form {@link PostgresTypes#read} expects: a text-form
+     * column as the text the stream's converter gives for the same value.
+     */
     static String select(Column column, String quoted) {
-        return isTextForm(column) ? quoted + "::text" : quoted;
+        if (!isTextForm(column)) {
+            return quoted;
+        }
+        String n = column.nativeType().toLowerCase(Locale.ROOT);
+        if (n.equals("money")) {
+            return quoted + "::numeric::text";
+        }
+        if (n.equals("interval")) {
+            String q = quoted;
+            return "(extract(year from " + q + ") * 12 + extract(month from " + q + "))::bigint || ' mons ' || extract(day from "
+                    + q + ")::bigint || ' days ' || (extract(hour from " + q + ") * 3600000000 + extract(minute from " + q
+                    + ") * 60000000 + extract(microseconds from " + q + "))::bigint || ' microseconds'";
+        }
+        return quoted + "::text";
     }
 }

@@ -4,27 +4,37 @@ import io.sluice.spi.connect.ChangeEventDecoder;
 import io.debezium.spi.converter.CustomConverter;
 import io.debezium.spi.converter.RelationalColumn;
 import org.apache.kafka.connect.data.SchemaBuilder;
+import org.postgresql.util.PGInterval;
+import org.postgresql.util.PGobject;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.sql.Types;
 import java.util.Locale;
 import java.util.Properties;
 
 /**
  * A Debezium custom converter, registered by {@link PostgresStream}, that emits the columns {@link PgTextForm}
- * carries as the text pgoutput sent: arrays, built-in ranges and multiranges, composites, {@code hstore}.
+ * carries (and {@code name}) as a plain string PostgreSQL parses back to the value the source holds, so the
+ * target's cast to the declared type restores it.
  *
  * <p>Debezium's own handling loses or reshapes them: arrays become Connect lists (no lower bounds, multi-dimensional
  * arrays and arrays of many element types unsupported), hstore becomes JSON or a map, composites and multiranges are
- * dropped unless {@code include.unknown.datatypes} is on. The value Debezium resolved is the output text itself
- * (a String) or, for an array, a driver array built from that text, whose {@code toString} is the text unchanged.
+ * dropped unless {@code include.unknown.datatypes} is on; interval becomes an approximate number of microseconds
+ * (months as 30 days), bit strings bytes without their length, tsvector, tsquery, pg_lsn and name NULL or bytes.
  *
- * <p>An unchanged TOASTed value arrives as Debezium's marker object and leaves as
- * {@code unavailable.value.placeholder}, which the applier reads as "keep the target's value". A NOT NULL column
- * without a value (the old row of a DELETE under {@code REPLICA IDENTITY DEFAULT}) gets an empty stand-in, never
- * written: the applier reads only the key of a DELETE.
+ * <p>What Debezium hands over: the output text itself (ranges, multiranges, composites, hstore, bit, varbit, "char",
+ * tsvector, tsquery, pg_lsn, name); for an array, a driver array built from that text, whose {@code toString} is the
+ * text unchanged; a {@link PGInterval}; the driver's geometric objects (whose own text holds the same doubles); money
+ * as an exact decimal (the copy reads {@code money::numeric}, the same digits).
+ *
+ * <p>An unchanged TOASTed value (any of them: arrays, hstore, tsvector, varbit…) arrives as Debezium's marker object
+ * and leaves as {@code unavailable.value.placeholder}, which the applier reads as "keep the target's value". A NOT
+ * NULL column without a value (the old row of a DELETE under {@code REPLICA IDENTITY DEFAULT}) gets an empty
+ * stand-in, never written: the applier reads only the key of a DELETE.
  */
 public class PgTextFormConverter implements CustomConverter<SchemaBuilder, RelationalColumn> {
     private static final MethodHandle UNCHANGED_TOAST = unchangedToast();
@@ -43,24 +53,57 @@ public class PgTextFormConverter implements CustomConverter<SchemaBuilder, Relat
             schema.optional();
         }
         String absent = column.isOptional() ? null : "";
-        registration.register(schema, v -> {
-            if (v == null) {
-                return absent;
-            }
-            if (isUnchangedToast(v)) {
-                return ChangeEventDecoder.DEFAULT_PLACEHOLDER;
-            }
-            return v.toString();
-        });
+        registration.register(schema, v -> v == null ? absent : text(v));
     }
 
     static boolean handles(int jdbcType, String typeName) {
         String t = typeName.toLowerCase(Locale.ROOT);
+        if (t.equals("bit varying")) {
+            t = "varbit";
+        } else if (t.equals("\"char\"")) {
+            t = "char";
+        }
         return jdbcType == Types.ARRAY || jdbcType == Types.STRUCT || t.startsWith("_") || t.endsWith("[]")
-                || PgTextForm.RANGES.contains(t) || t.equals("hstore");
+                || PgTextForm.RANGES.contains(t) || t.equals("hstore") || PgTextForm.SCALARS.contains(t) || t.equals("name");
     }
 
+    static String text(Object v) {
+        if (v instanceof String s) {
+            return s;
+        }
+        if (isUnchangedToast(v)) {
+            return ChangeEventDecoder.DEFAULT_PLACEHOLDER;
+        }
+        if (v instanceof PGInterval i) {
+            return interval(i);
+        }
+        if (v instanceof PGobject o) {
+            return o.getValue();
+        }
+        if (v instanceof BigDecimal d) {
+            return d.toPlainString();   // money, as Debezium parses its text (currency symbol and separators removed)
+        }
+        if (v instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        return v.toString();
+    }
+
+    /**
+     * The interval as PostgreSQL input that gives back its three fields exactly: months, days and microseconds
+     * (the driver keeps each unit's own sign, as PostgreSQL prints them). The copy selects the same spelling.
+     */
+    static String interval(PGInterval i) {
+        long months = i.getYears() * 12L + i.getMonths();
+        long micros = ((i.getHours() * 60L + i.getMinutes()) * 60L + i.getWholeSeconds()) * 1_000_000L + i.getMicroSeconds();
+        return months + " mons " + i.getDays() + " days " + micros + " microseconds";
+    }
+
+    /** Debezium's markers: its own test when its connector is loaded, and any bare Object (no value is one). */
     private static boolean isUnchangedToast(Object v) {
+        if (v.getClass() == Object.class) {
+            return true;
+        }
         if (UNCHANGED_TOAST != null) {
             try {
                 return (boolean) UNCHANGED_TOAST.invokeExact(v);
@@ -68,7 +111,7 @@ public class PgTextFormConverter implements CustomConverter<SchemaBuilder, Relat
                 throw new IllegalStateException("cannot tell an unchanged TOAST value: " + e.getMessage(), e);
             }
         }
-        return v.getClass() == Object.class;   // Debezium's markers are bare Objects
+        return false;
     }
 
     /** Debezium's own test for its unchanged-TOAST markers (one per array flavour), when its connector is loaded. */

@@ -2,6 +2,7 @@ package io.sluice.postgres;
 
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableId;
+import io.sluice.spi.model.ValueKind;
 
 /**
  * Source column → PostgreSQL column type, for target tables Sluice creates. Driven by the canonical kind
@@ -13,7 +14,11 @@ import io.sluice.spi.model.TableId;
  *   <li>integers widen where unsigned needs it (int unsigned → bigint; bigint unsigned is DECIMAL → numeric(20,0));</li>
  *   <li>float/double → real/double precision (NaN and ±Infinity included);</li>
  *   <li>MariaDB char(n) → varchar(n): MariaDB strips CHAR's trailing spaces, PostgreSQL's character(n) would pad them back;</li>
- *   <li>enum/set and other text-like types → text (the source already validated them);</li>
+ *   <li>a PostgreSQL source's types carried as their text ({@link PgTextForm}: arrays, ranges, composites, hstore,
+ *       interval, money, bit, geometric…) and the built-in types the row model holds as text or integers (inet,
+ *       xml, oid…) keep their declared type;</li>
+ *   <li>a PostgreSQL source's enums and domains keep their type, which the applier creates on the target first;</li>
+ *   <li>MariaDB enum/set and other text-like types → text (the source already validated them);</li>
  *   <li>MariaDB/MySQL bit(n&gt;1) → bit(n); the geometry family → bytea holding WKB (EWKB when
  *       the SRID is not 0; see {@link PgMySqlValues});</li>
  *   <li>binary/varbinary/blob → bytea; uuid → uuid; MariaDB json → json (text kept verbatim), PostgreSQL jsonb stays jsonb;</li>
@@ -26,6 +31,13 @@ final class PgTypeMapping {
 
     static String targetType(TableId table, Column c) {
         String n = PostgresTargetDialect.lower(c.nativeType());
+        if (PgUserTypes.isUserType(c)) {
+            return c.nativeType();   // a PostgreSQL source's enum or domain, created on the target first (PgUserTypes)
+        }
+        String declared = PgTextForm.declaredType(c);
+        if (declared != null) {
+            return declared;   // a PostgreSQL source's type, kept as declared (text form: its text is cast back to it)
+        }
         int frac = Math.min(Math.max(c.scale(), 0), 6);
         return switch (c.kind()) {
             case BOOLEAN -> "boolean";
@@ -42,7 +54,7 @@ final class PgTypeMapping {
             case TIME -> "time(" + frac + ")";
             case TIMESTAMP -> "timestamp(" + frac + ")";
             case TIMESTAMPTZ -> "timestamptz(" + frac + ")";
-            case NATIVE_TEXT -> c.nativeType();   // the declared type: its text form is cast back to it (PgTextForm)
+            case NATIVE_TEXT -> c.nativeType();   // not reached: declaredType above
         };
     }
 
@@ -60,7 +72,7 @@ final class PgTypeMapping {
         if (n.startsWith("int") && !n.startsWith("int8") || n.equals("integer")) {
             return unsigned ? "bigint" : "integer";
         }
-        return "bigint";   // bigint, int8, bit(n), oid
+        return "bigint";   // bigint, int8, bit(n)
     }
 
     private static String string(String n, int length) {
@@ -73,6 +85,6 @@ final class PgTypeMapping {
         if (n.startsWith("char")) {
             return length > 0 ? "varchar(" + length + ")" : "text";
         }
-        return "text";   // citext, enums, inet, xml…: the value as text (the target may lack the extension or type)
+        return "text";   // MariaDB enum/set, tinytext…: the value as text
     }
 }

@@ -44,23 +44,11 @@ final class PgWrites {
                 partial.computeIfAbsent(mask, m -> new ArrayList<>()).add(row);
             }
         }
-        int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.columnCount()));
         if (arrays && full.size() >= PgArrayWrites.MIN_ROWS && PgArrayWrites.handles(plan.columns())) {
             PgArrayWrites.upsert(c, plan, t, full);
             full = List.of();
         }
-        for (int from = 0; from < full.size(); from += per) {
-            List<Object[]> part = full.subList(from, Math.min(full.size(), from + per));
-            try (PreparedStatement ps = c.prepareStatement(upsertSql(plan, t, part.size()))) {
-                int p = 1;
-                for (Object[] row : part) {
-                    for (int i = 0; i < row.length; i++) {
-                        bind(ps, p++, plan.column(i), row[i]);
-                    }
-                }
-                ps.executeUpdate();
-            }
-        }
+        insert(c, plan, t, full, rowsPerStatement, true);
         List<Object[]> missing = new ArrayList<>();
         for (List<Object[]> group : partial.values()) {
             missing.addAll(updateAvailable(c, plan, t, group));
@@ -71,14 +59,16 @@ final class PgWrites {
     }
 
     /**
-     * Plain multi-row {@code INSERT}s of full rows into key ranges known to be empty (the bulk load of a table binary
-     * COPY cannot encode, {@link PgInsertWriter}); no {@code ON CONFLICT}, since the table may not have its key yet.
+     * Multi-row inserts of full rows; with {@code upsert}, {@code ON CONFLICT (key) DO UPDATE}. Without it the rows
+     * must be absent, and the table needs no key yet (the bulk load of a table binary COPY cannot encode,
+     * {@link PgInsertWriter}, which may run before the key is built).
      */
-    static void insert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement) throws SQLException {
+    static void insert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement, boolean upsert)
+            throws SQLException {
         int per = Math.max(1, Math.min(rowsPerStatement, MAX_PARAMS / plan.columnCount()));
         for (int from = 0; from < rows.size(); from += per) {
             List<Object[]> part = rows.subList(from, Math.min(rows.size(), from + per));
-            try (PreparedStatement ps = c.prepareStatement(insertSql(plan, t, part.size()))) {
+            try (PreparedStatement ps = c.prepareStatement(insertSql(plan, t, part.size(), upsert))) {
                 int p = 1;
                 for (Object[] row : part) {
                     for (int i = 0; i < row.length; i++) {
@@ -103,8 +93,19 @@ final class PgWrites {
         return sb == null ? null : sb.toString();
     }
 
-    private static String upsertSql(TableDef plan, PgTargetTable t, int rows) {
-        StringBuilder sb = new StringBuilder(insertSql(plan, t, rows));
+    private static String insertSql(TableDef plan, PgTargetTable t, int rows, boolean upsert) {
+        StringBuilder sb = new StringBuilder("INSERT INTO ").append(t.qualified()).append(" (");
+        for (int i = 0; i < plan.columnCount(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name()));
+        }
+        sb.append(") VALUES ");
+        String tuple = tuple(t, plan.columnCount());
+        for (int r = 0; r < rows; r++) {
+            sb.append(r == 0 ? "" : ", ").append(tuple);
+        }
+        if (!upsert) {
+            return sb.toString();
+        }
         sb.append(" ON CONFLICT (");
         for (int k = 0; k < plan.keySize(); k++) {
             sb.append(k == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(plan.keyIndex(k)).name()));
@@ -118,19 +119,6 @@ final class PgWrites {
             }
         }
         sb.append(sets.isEmpty() ? " DO NOTHING" : " DO UPDATE SET " + String.join(", ", sets));
-        return sb.toString();
-    }
-
-    private static String insertSql(TableDef plan, PgTargetTable t, int rows) {
-        StringBuilder sb = new StringBuilder("INSERT INTO ").append(t.qualified()).append(" (");
-        for (int i = 0; i < plan.columnCount(); i++) {
-            sb.append(i == 0 ? "" : ", ").append(PostgresTypes.quote(plan.column(i).name()));
-        }
-        sb.append(") VALUES ");
-        String tuple = tuple(t, plan.columnCount());
-        for (int r = 0; r < rows; r++) {
-            sb.append(r == 0 ? "" : ", ").append(tuple);
-        }
         return sb.toString();
     }
 

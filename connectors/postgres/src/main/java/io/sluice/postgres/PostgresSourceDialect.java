@@ -86,11 +86,12 @@ public class PostgresSourceDialect implements SourceDialect {
     private static final String COLUMNS_SQL = """
             SELECT a.attname, a.attnotnull, format_type(a.atttypid, NULL), a.atttypmod, bt.typname, bt.typtype,
                    bt.typcategory, co.collname, COALESCE(co.collisdeterministic, true), c.relkind,
-                   a.attgenerated
+                   a.attgenerated, t.typtype, tn.nspname, t.typname
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+            JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
             JOIN pg_catalog.pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
             LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation
             WHERE n.nspname = ? AND c.relname = ?
@@ -139,15 +140,21 @@ public class PostgresSourceDialect implements SourceDialect {
                 throw new PlanException("key column " + table + "." + k + " is a floating-point " + col.nativeType()
                         + ": float keys cannot be chunked exactly; add a primary key of an exact type");
             }
-            if (col.kind() == ValueKind.NATIVE_TEXT) {
-                throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which Sluice cannot "
-                        + "use as a key (its order and equality are PostgreSQL's alone); add a primary key of a scalar type");
+            if (PgTextForm.isTextForm(col)) {
+                throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which Sluice carries as its "
+                        + "text and cannot use as a key (its order and equality are PostgreSQL's alone); add a primary key "
+                        + "of another type");
             }
             if (col.kind() == ValueKind.JSON) {
                 throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which has no usable order for chunking");
             }
         }
         return new TableDef(table, columns, key, partitioned);
+    }
+
+    @Override
+    public Map<String, String> typeDefinitions(Connection c, TableDef table) throws SQLException {
+        return PgUserTypes.definitions(c, table);
     }
 
     @Override
@@ -158,10 +165,17 @@ public class PostgresSourceDialect implements SourceDialect {
     private static Column column(TableId table, ResultSet rs) throws SQLException {
         String name = rs.getString(1);
         boolean notNull = rs.getBoolean(2);
-        String nativeType = rs.getString(3);
-        int typmod = rs.getInt(4);
         String typname = rs.getString(5);
         String typtype = rs.getString(6);
+        boolean userType = "e".equals(rs.getString(12)) || "d".equals(rs.getString(12));
+        // an enum or domain is named schema-qualified and quoted, so a PostgreSQL target recreates and declares it (PgUserTypes)
+        String nativeType = userType ? PgUserTypes.qualifiedName(rs.getString(13), rs.getString(14)) : rs.getString(3);
+        int typmod = rs.getInt(4);
+        if ("d".equals(rs.getString(12)) && PgTextForm.SCALARS.contains(typname)) {
+            // the copy's spelling of money and interval, and the stream's converter, go by the base type's name
+            throw new PlanException("column " + table + "." + name + " has the domain type " + nativeType + " over " + typname
+                    + ", which Sluice cannot carry yet; exclude the table or change the column's type to " + typname);
+        }
         boolean textForm = PgTextForm.carries(rs.getString(7), typtype, typname);
         ValueKind kind = textForm ? ValueKind.NATIVE_TEXT : PostgresTypes.kindOf(typname, typtype);
         String refusal = PgColumnRefusals.reason(typname, rs.getString(11));
@@ -189,6 +203,7 @@ public class PostgresSourceDialect implements SourceDialect {
                     scale = (short) (((typmod - 4) & 0x7FF) << 5) >> 5;   // 11-bit signed scale (PG 15+ allows negative)
                 }
                 case "varchar", "bpchar" -> precision = typmod - 4;
+                case "bit", "varbit" -> precision = typmod;
                 case "time", "timestamp", "timestamptz" -> scale = typmod;
                 default -> {
                 }

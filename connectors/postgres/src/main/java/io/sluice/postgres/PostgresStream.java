@@ -87,13 +87,15 @@ public final class PostgresStream {
         c.put("binary.handling.mode", "bytes");
         c.put("interval.handling.mode", "string");
         c.put("unavailable.value.placeholder", ChangeEventDecoder.DEFAULT_PLACEHOLDER);
-        // on for composites and multiranges, which Debezium resolves to their text only then (PgTextFormConverter);
-        // a table with a column of a type Sluice does not carry is refused before streaming, so no other value rides on it
+        // on for composites, multiranges, tsvector, tsquery, pg_lsn and name, which Debezium resolves to their text only
+        // then (PgTextFormConverter; with false they are NULL); a table with a column of a type Sluice does not carry
+        // is refused before streaming, so no other value rides on it
         c.put("include.unknown.datatypes", "true");
         // numeric exactly (its scale kept) and NaN/±Infinity stopped by name, not turned into NULL
         c.put("converters", "sluiceNumeric,sluiceText");
         c.put("sluiceNumeric.type", PgNumericConverter.class.getName());
-        // arrays, ranges, multiranges, composites, hstore as their PostgreSQL text (PgTextForm)
+        // the types carried as their PostgreSQL text (PgTextForm: arrays, ranges, composites, hstore, interval, money,
+        // bit…) as a text their declared type parses back
         c.put("sluiceText.type", PgTextFormConverter.class.getName());
         c.put("skipped.operations", "none");
         c.put("tombstones.on.delete", "false");

@@ -116,6 +116,16 @@ public final class PostgresTargetDialect implements TargetDialect {
         }
     }
 
+    /** Types of an extension of the same name that a PostgreSQL source's column may keep. */
+    private static final java.util.Set<String> EXTENSION_TYPES = java.util.Set.of("hstore", "citext");
+
+    @Override
+    public void ensureTypes(Connection c, String sourceEngine, Map<String, String> definitions) throws SQLException {
+        if (name().equals(sourceEngine) && !definitions.isEmpty()) {
+            PgUserTypes.ensure(c, definitions);
+        }
+    }
+
     @Override
     public ResultSet columns(DatabaseMetaData meta, TableId table) throws SQLException {
         return meta.getColumns(null, table.schema(), table.table(), null);
@@ -164,13 +174,16 @@ public final class PostgresTargetDialect implements TargetDialect {
                 "ALTER TABLE " + qualified(target) + " ADD PRIMARY KEY (" + keyList(source) + ")");
     }
 
-    /** Declared types the created table keeps ({@link PgTextForm}) must exist in the target database. */
+    /**
+     * Declared types the created table keeps ({@link PgTextForm#declaredType}) must exist in the target database;
+     * enums and domains are exempt, {@link #ensureTypes} creates them from the source's definitions.
+     */
     @Override
     public List<String> typeProblems(Connection c, TableDef source, TableId target) throws SQLException {
         List<String> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT to_regtype(?) IS NOT NULL")) {
             for (Column col : source.columns()) {
-                if (!PgTextForm.isTextForm(col)) {
+                if (PgTextForm.declaredType(col) == null || PgUserTypes.isUserType(col)) {
                     continue;
                 }
                 ps.setString(1, col.nativeType());
@@ -181,7 +194,7 @@ public final class PostgresTargetDialect implements TargetDialect {
                 if (!exists) {
                     String type = col.nativeType().replace("[]", "");
                     out.add("column " + col.name() + " has type " + col.nativeType() + ", which the target database lacks: "
-                            + (type.equals("hstore") ? "CREATE EXTENSION hstore on the target"
+                            + (EXTENSION_TYPES.contains(type) ? "CREATE EXTENSION " + type + " on the target"
                             : "create type " + type + " on the target as the source declares it") + ", or skip the column");
                 }
             }
@@ -217,7 +230,7 @@ public final class PostgresTargetDialect implements TargetDialect {
             }
         }
         PgTargetTable t = PgTargetTable.load(c, table, target);
-        return PgBinaryCopyWriter.encodes(t) ? new PgBinaryCopyWriter(c, table, t) : new PgInsertWriter(c, table, t, rowsPerStatement);
+        return PgBinaryCopyWriter.encodes(table, t) ? new PgBinaryCopyWriter(c, table, t) : new PgInsertWriter(c, table, t, rowsPerStatement);
     }
 
     @Override

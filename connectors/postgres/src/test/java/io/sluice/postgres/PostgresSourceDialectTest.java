@@ -31,6 +31,7 @@ import java.util.Random;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The PostgreSQL source dialect against a real server. */
 class PostgresSourceDialectTest {
@@ -165,6 +166,89 @@ class PostgresSourceDialectTest {
                 1.5f, 2.25d, true, "tëxt", "abc", "x  ", UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), new byte[] {0, (byte) 0xff},
                 "{\"a\": [1, 2], \"b\": 1}", "{\"x\" : 1}", LocalDate.of(2024, 2, 29), LocalTime.of(23, 59, 59, 123_000_000),
                 LocalDateTime.of(1999, 12, 31, 23, 59, 59, 999_999_000), Instant.parse("2024-01-01T10:00:00Z"), "10.0.0.1/8");
+    }
+
+    /**
+     * Types carried as their text: the copy reads the same spelling the stream's converter makes of what Debezium
+     * hands it (the driver's parse of the server's text), and a later cast to the declared type restores the value.
+     */
+    @Test
+    void textCarriedTypesReadAsTheStreamSpellsThem() throws Exception {
+        String[] intervals = {"1 year 2 mons 3 days 04:05:06.789", "-1 year -2 mons +3 days -04:05:06.000001", "1 mon -1 day +00:00:00.000001",
+                "-178000000 years", "0", "2147483647:59:59.999999"};
+        exec("CREATE TABLE carried (id int PRIMARY KEY, iv interval, m money, b bit(3), vb varbit, p point, ch \"char\", nm name)");
+        for (int i = 0; i < intervals.length; i++) {
+            exec("INSERT INTO carried VALUES (" + i + ", '" + intervals[i] + "', '-90071992547409.91', B'101', B'', '(1.5,-2)', 'a', 'abc')");
+        }
+        TableDef def = describe("carried");
+        assertThat(def.columns().subList(1, 7)).extracting(Column::kind).containsOnly(ValueKind.NATIVE_TEXT);
+        assertThat(def.column(7).kind()).isEqualTo(ValueKind.STRING);   // name: a text the row model holds as it is
+        assertThat(def.column(3).precision()).isEqualTo(3);
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(3))).isEqualTo("bit(3)");
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(4))).isEqualTo("bit varying");
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(6))).isEqualTo("\"char\"");
+        List<Object[]> rows = serverRows(def);
+        for (int i = 0; i < intervals.length; i++) {
+            String server;
+            try (Connection c = factory.open(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT iv::text, m::text, ('" + rows.get(i)[1] + "'::interval = iv) FROM carried WHERE id = " + i)) {
+                rs.next();
+                server = rs.getString(1);
+                assertThat(rs.getBoolean(3)).as(intervals[i]).isTrue();
+            }
+            assertThat(rows.get(i)[1]).as(intervals[i]).isEqualTo(PgTextFormConverter.text(new org.postgresql.util.PGInterval(server)));
+            assertThat(rows.get(i)[2]).isEqualTo("-90071992547409.91")
+                    .isEqualTo(PgTextFormConverter.text(new BigDecimal("-90071992547409.91")));
+            assertThat(rows.get(i)).containsSequence("101", "", "(1.5,-2)", "a", "abc");
+        }
+        assertThat(PgTextFormConverter.text(new Object())).isEqualTo(io.sluice.spi.connect.ChangeEventDecoder.DEFAULT_PLACEHOLDER);
+    }
+
+    @Test
+    void enumsAndDomainsAreDeclaredAndRecreatedOrRefusedByName() throws Exception {
+        exec("CREATE SCHEMA ut", "CREATE TYPE ut.\"Odd Mood\" AS ENUM ('it''s', 'b c')",
+                "CREATE DOMAIN ut.price AS numeric(10,2) DEFAULT 0 CHECK (VALUE >= 0)",
+                "CREATE DOMAIN ut.moods AS ut.\"Odd Mood\" CHECK (VALUE <> 'b c')",
+                "CREATE TABLE ut_cols (id int PRIMARY KEY, m ut.\"Odd Mood\", p ut.price, ms ut.moods)");
+        TableDef def = describe("ut_cols");
+        assertThat(def.column(1).nativeType()).isEqualTo("\"ut\".\"Odd Mood\"");
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(2))).isEqualTo("\"ut\".\"price\"");
+        java.util.Map<String, String> types = dialect.typeDefinitions(factory.open(), def);
+        assertThat(types.keySet()).containsExactly("\"ut\".\"Odd Mood\"", "\"ut\".\"price\"", "\"ut\".\"moods\"");
+        assertThat(types.get("\"ut\".\"Odd Mood\"")).isEqualTo("CREATE TYPE \"ut\".\"Odd Mood\" AS ENUM ('it''s', 'b c')");
+        assertThat(types.get("\"ut\".\"price\"")).isEqualTo("CREATE DOMAIN \"ut\".\"price\" AS numeric(10,2) DEFAULT 0 "
+                + "CONSTRAINT price_check CHECK ((VALUE >= (0)::numeric))");
+        try (Connection c = factory.open()) {
+            PgUserTypes.ensure(c, types);   // equal on "both sides": nothing to do
+            exec("DROP TABLE ut_cols", "DROP SCHEMA ut CASCADE");
+            PgUserTypes.ensure(c, types);   // missing: created as the source has them
+            assertThat(PgUserTypes.definitions(c, def)).isEqualTo(types);
+            exec("DROP DOMAIN ut.moods", "ALTER TYPE ut.\"Odd Mood\" ADD VALUE 'new'");
+            assertThatThrownBy(() -> PgUserTypes.ensure(c, types)).hasMessageContaining("type \"ut\".\"Odd Mood\" exists on the target "
+                    + "with another definition");
+        }
+    }
+
+    @Test
+    void citextIsKeptWhenTheTargetHasTheExtensionAndRefusedByNameWhenNot() throws Exception {
+        exec("CREATE EXTENSION IF NOT EXISTS citext", "CREATE TABLE ci (id int PRIMARY KEY, v citext)");
+        TableDef def = describe("ci");
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(1))).isEqualTo("citext");
+        java.util.Map<String, String> types = dialect.typeDefinitions(factory.open(), def);
+        assertThat(types).containsEntry("extension citext", "CREATE EXTENSION \"citext\"");
+        try (Connection c = factory.open()) {
+            PgUserTypes.ensure(c, types);
+            exec("DROP TABLE ci", "DROP EXTENSION citext");
+            assertThatThrownBy(() -> PgUserTypes.ensure(c, types)).hasMessageContaining("extension citext")
+                    .hasMessageContaining("CREATE EXTENSION \"citext\"");
+        }
+    }
+
+    @Test
+    void timetzAndTextCarriedKeysAreRefusedByName() throws Exception {
+        exec("CREATE TABLE tz (id int PRIMARY KEY, t timetz)", "CREATE TABLE ivkey (k interval PRIMARY KEY)");
+        assertThatThrownBy(() -> describe("tz")).hasMessageContaining("public.tz.t").hasMessageContaining("offset");
+        assertThatThrownBy(() -> describe("ivkey")).hasMessageContaining("key column public.ivkey.k is interval");
     }
 
     List<Object[]> serverRows(TableDef def) throws SQLException {

@@ -66,6 +66,14 @@ public interface SourceDialect {
      * This dialect reading rows ({@link #readRow}) with the given choice for zero dates; engines without zero
      * dates return themselves.
      */
+    /**
+     * The user types the table's columns are declared with (qualified name → this engine's DDL for it), dependencies
+     * first, for a target of the same engine to recreate ({@link TargetDialect#ensureTypes}); empty by default.
+     */
+    default java.util.Map<String, String> typeDefinitions(Connection connection, TableDef table) throws SQLException {
+        return java.util.Map.of();
+    }
+
     default SourceDialect withZeroDates(ZeroDates zeroDates) {
         return this;
     }

@@ -61,11 +61,21 @@ public interface TargetDialect {
 
     /**
      * Why a table {@link #createTableDdl} would create cannot be created on this target as it is: a declared
-     * type it keeps ({@link io.sluice.spi.model.ValueKind#NATIVE_TEXT}) that the target database lacks. Empty when
-     * it can; each problem names the column and what to create.
+     * type it keeps (a PostgreSQL source's {@link io.sluice.spi.model.ValueKind#NATIVE_TEXT} column, or an
+     * extension's type such as citext) that the target database lacks and {@link #ensureTypes} does not create.
+     * Empty when it can; each problem names the column and what to create.
      */
     default List<String> typeProblems(Connection connection, TableDef source, TableId target) throws SQLException {
         return List.of();
+    }
+
+    /**
+     * Creates the user types (enums, domains…) a table about to be created needs, from the definitions a source of
+     * engine {@code sourceEngine} gave ({@link SourceDialect#typeDefinitions}); a type that exists with another
+     * definition is refused with a {@link PlanException} naming it. Only a target of the source's own engine has
+     * anything to do; the default does nothing.
+     */
+    default void ensureTypes(Connection connection, String sourceEngine, java.util.Map<String, String> definitions) throws SQLException {
     }
 
     /**
