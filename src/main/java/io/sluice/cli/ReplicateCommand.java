@@ -162,7 +162,8 @@ final class ReplicateCommand implements Callable<Integer> {
             } catch (InterruptedException | RuntimeException | LinkageError e) {
                 // A stop interrupts whatever the thread was doing, class initialisation included (seen: Kafka's logging
                 // set-up interrupted while the broker starts fails as ExceptionInInitializerError): all of it is the stop.
-                if (stop.requested()) {
+                if (stop.requested() || e instanceof RuntimeHeadStart.StoppedDuringStartUp
+                        || e.getCause() instanceof RuntimeHeadStart.StoppedDuringStartUp) {
                     log.info("Stopping on request; running the same command again resumes");
                     return ExitCode.INTERRUPTED.code();
                 }

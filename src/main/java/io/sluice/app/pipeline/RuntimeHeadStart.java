@@ -40,6 +40,19 @@ public final class RuntimeHeadStart implements AutoCloseable {
     private volatile boolean abandoned;
     private boolean taken;
     private final Thread hook = new Thread(this::close, "sluice-runtime-head-start-undo");
+    /** Given up by the JVM's shutdown (SIGTERM, Ctrl-C) before the pipeline took it: the run is being stopped. */
+    private boolean stoppedByShutdown;
+
+    /**
+     * The run was stopped (SIGTERM, Ctrl-C) while the runtime was still starting: its shutdown hook gave the head start
+     * up before the pipeline took it. A clean stop, not a failure; the hook that tells the run to stop may not have run
+     * yet when this is thrown.
+     */
+    public static final class StoppedDuringStartUp extends RuntimeException {
+        StoppedDuringStartUp() {
+            super("stopped while the embedded runtime was starting");
+        }
+    }
 
     private RuntimeHeadStart(Path pipelineDir, Path createdStateDir) {
         this.pipelineDir = pipelineDir;
@@ -100,6 +113,9 @@ public final class RuntimeHeadStart implements AutoCloseable {
     public PipelineRuntime take() {
         synchronized (this) {
             if (taken) {
+                if (stoppedByShutdown) {
+                    throw new StoppedDuringStartUp();
+                }
                 throw new IllegalStateException("the head-started runtime was already taken or given up");
             }
             taken = true;
@@ -124,6 +140,7 @@ public final class RuntimeHeadStart implements AutoCloseable {
                 return;
             }
             taken = true;
+            stoppedByShutdown = Thread.currentThread() == hook;
         }
         removeHook();
         abandon();
