@@ -56,7 +56,7 @@ final class ShadowVerify {
                 Connection shared = pinned(snapshot);
                 VerifySide side = VerifySide.of(db.jdbcUrl(), () -> shared);
                 VerifyConfig once = new VerifyConfig(config.chunkRows(), Duration.ZERO, config.recheckInterval(), config.maxDifferences(),
-                        1, config.lookupBatch(), config.method());
+                        1, config.lookupBatch(), config.method(), config.repairRetry());
                 return Optional.of(new ChecksumChecker(side, side, once).verify(List.of(pair)));
             } finally {
                 snapshot.rollback();

@@ -7,9 +7,10 @@ import java.util.List;
 /**
  * Rewrites what verify found different, through the pipeline (implemented there: the applier re-reads the
  * keys from the source at a point of its stream, so a repair never overwrites a newer change; see
- * docs/design/merge.md, "Repairs"). The verifier calls it at most once per table, for what still differs after
- * the first re-check, and then keeps re-checking until the deadline as usual: a repair is only trusted once the
- * tables compare equal.
+ * docs/design/merge.md, "Repairs"). The verifier calls it for what still differs after the first re-check, and
+ * again for what still differs {@code verify.repair-retry} later (an applier may pass over a repair it cannot do
+ * safely yet), and keeps re-checking until the deadline as usual: a repair is only trusted once the tables
+ * compare equal. Repeating a repair is harmless: each re-reads the source at its own point of the stream.
  */
 @FunctionalInterface
 public interface RepairHook {

@@ -95,7 +95,8 @@ final class TableCheck {
             rows = counters[0];
             chunks = counters[1];
             long deadlineAt = System.nanoTime() + config.deadline().toNanos();
-            boolean repaired = false;
+            long repairedAt = 0;
+            int repairs = 0;
             // At least one re-check, even with a zero deadline: it names the keys of hashed ranges.
             while (!pending.isEmpty() && (rounds == 0 || System.nanoTime() < deadlineAt)) {
                 long left = Math.max(0, deadlineAt - System.nanoTime());
@@ -103,8 +104,14 @@ final class TableCheck {
                 Thread.sleep(Duration.ofNanos(Math.min(config.recheckInterval().toNanos(), left)).toMillis());
                 pending = recheck(src, tgt, pending);
                 rounds++;
-                if (!pending.isEmpty() && repair != null && !repaired) {
-                    repaired = true;
+                // The first repair goes out after one re-check (the stream may fix a range by itself). It is asked
+                // again for what still differs after repair-retry: the applier passes over a repair it cannot do
+                // safely yet (key still being built, no snapshot seeing its applied changes), so one request can
+                // leave keys different for good while the deadline still has time to fix them.
+                if (!pending.isEmpty() && repair != null && (repairs == 0
+                        || (!config.repairRetry().isZero() && System.nanoTime() - repairedAt >= config.repairRetry().toNanos()))) {
+                    repairs++;
+                    repairedAt = System.nanoTime();
                     repair.repair(request(pending));
                 }
             }

@@ -20,9 +20,10 @@ import java.util.function.Function;
  * @param parallelism      tables compared at once
  * @param lookupBatch      keys per by-key lookup statement
  * @param method           {@code auto}, {@code hash} or {@code rows}
+ * @param repairRetry      with a repair hook: how long after a repair keys that still differ are repaired again (0: once)
  */
 public record VerifyConfig(int chunkRows, Duration deadline, Duration recheckInterval, int maxDifferences,
-                           int parallelism, int lookupBatch, String method) {
+                           int parallelism, int lookupBatch, String method, Duration repairRetry) {
 
     public static final Setting<Integer> CHUNK_ROWS = Setting.builder("chunk-rows", SettingType.INT)
             .defaultValue(10_000).unit("rows").validator(between(1, 1_000_000))
@@ -66,8 +67,16 @@ public record VerifyConfig(int chunkRows, Duration deadline, Duration recheckInt
                     + "client; hash: require hashes (a table that cannot be hashed fails).")
             .build();
 
+    public static final Setting<Duration> REPAIR_RETRY = Setting.builder("repair-retry", SettingType.DURATION_TYPE)
+            .defaultValue(Duration.ofSeconds(15)).unit("duration").validator(d -> d.isNegative() ? "must not be negative" : null)
+            .description("With --repair: keys still different this long after their repair was requested are requested "
+                    + "again, until the deadline. The applier passes over a repair it cannot do safely yet (the table's "
+                    + "key is still being built after its copy, or no source snapshot saw its applied changes within 30s) "
+                    + "and says so in its log; asking again repairs them once it can. 0s requests once.")
+            .build();
+
     public static final Settings SETTINGS = new Settings("verify",
-            List.of(CHUNK_ROWS, DEADLINE, RECHECK_INTERVAL, MAX_DIFFERENCES, PARALLELISM, LOOKUP_BATCH, METHOD));
+            List.of(CHUNK_ROWS, DEADLINE, RECHECK_INTERVAL, MAX_DIFFERENCES, PARALLELISM, LOOKUP_BATCH, METHOD, REPAIR_RETRY));
 
     public VerifyConfig {
         method = method.toLowerCase(Locale.ROOT);
@@ -75,7 +84,8 @@ public record VerifyConfig(int chunkRows, Duration deadline, Duration recheckInt
 
     public static VerifyConfig from(Settings.Values values) {
         return new VerifyConfig(values.get(CHUNK_ROWS), values.get(DEADLINE), values.get(RECHECK_INTERVAL),
-                values.get(MAX_DIFFERENCES), values.get(PARALLELISM), values.get(LOOKUP_BATCH), values.get(METHOD));
+                values.get(MAX_DIFFERENCES), values.get(PARALLELISM), values.get(LOOKUP_BATCH), values.get(METHOD),
+                values.get(REPAIR_RETRY));
     }
 
     /** Parses raw values (as from the {@code verify:} section), reporting every problem at once. */

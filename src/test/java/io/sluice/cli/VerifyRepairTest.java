@@ -112,13 +112,27 @@ class VerifyRepairTest {
             workload.join();
             CliRun repaired = repair.join();
             assertThat(writes.get()).as("the workload wrote while verify ran").isGreaterThan(50);
-            assertThat(repaired.exitCode()).as(repaired.out() + repaired.err()).isZero();
+            assertThat(repaired.exitCode()).as(repaired.out() + repaired.err() + repairLog(state)).isZero();
 
             CliRun again = CliRun.of("verify", "-c", file.toString(), "--deadline", "30s");
             assertThat(again.exitCode()).as(again.out() + again.err()).isZero();
             assertThat(again.out()).contains("equal");
             await("the target to equal the source row by row", p, Duration.ofSeconds(30), () -> same(source, tgt, target));
             assertThat(rows(tgt, target)).containsKeys(1001L, 1100L, 2500L).doesNotContainKeys(900001L, 900002L, 900003L);
+        }
+    }
+
+    /** What the pipeline's log says about repairs: on a failure, whether the applier passed one over and why. */
+    private static String repairLog(Path state) {
+        try (var files = Files.walk(state)) {
+            StringBuilder out = new StringBuilder("\n-- repair lines of the pipeline's log --\n");
+            for (Path log : files.filter(f -> f.getFileName().toString().equals("sluice.log")).toList()) {
+                Files.readAllLines(log).stream().filter(l -> l.toLowerCase().contains("repair") || l.contains("key built"))
+                        .forEach(l -> out.append(l).append('\n'));
+            }
+            return out.toString();
+        } catch (java.io.IOException e) {
+            return "\n(log unreadable: " + e + ")";
         }
     }
 

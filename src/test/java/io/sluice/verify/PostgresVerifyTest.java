@@ -249,7 +249,8 @@ class PostgresVerifyTest {
         try (Connection t = pg.connect(dstDb)) {
             exec(t, "UPDATE " + quoted(pair) + " SET name = 'stale' WHERE id = 777");
         }
-        VerifyResult result = new ChecksumChecker(source, target, config("deadline", "1s", "recheck-interval", "200ms"))
+        // 3 s for 200 ms rounds: a loaded 2-core box took 2 s for two rounds of 1 s, so the deadline leaves room for 3+.
+        VerifyResult result = new ChecksumChecker(source, target, config("deadline", "3s", "recheck-interval", "200ms"))
                 .verify(List.of(pair));
 
         assertThat(result.equal()).isFalse();
@@ -279,5 +280,33 @@ class PostgresVerifyTest {
 
         assertThat(result.equal()).as(result.report()).isTrue();
         assertThat(calls).hasValue(1);
+    }
+
+    /**
+     * The applier passes over a repair it cannot do safely yet (key still being built, no snapshot seeing its
+     * applied changes) and only logs it. A CI run of VerifyRepairTest ended with a quarter of the damaged keys
+     * still different after 90 s: one partition's repair had been passed over and verify never asked again.
+     */
+    @Test
+    void aRepairPassedOverIsAskedForAgainAfterRepairRetry() throws Exception {
+        TablePair pair = sampleTables(2000, false);
+        try (Connection t = pg.connect(dstDb)) {
+            exec(t, "DELETE FROM " + quoted(pair) + " WHERE id = 1999");
+        }
+        AtomicInteger calls = new AtomicInteger();
+        RepairHook hook = request -> {
+            if (calls.incrementAndGet() == 1) {
+                return;   // passed over, as the applier does while the table's key is built
+            }
+            assertThat(request.differences()).extracting(Difference::kind).containsExactly(Kind.MISSING_IN_TARGET);
+            try (Connection t = pg.connect(dstDb)) {
+                Sample.insertPg(t, quoted(pair), List.<Object[]>of(Sample.rows(1999, false).get(1998)));
+            }
+        };
+        VerifyResult result = new ChecksumChecker(source, target, config("deadline", "10s", "recheck-interval", "100ms",
+                "chunk-rows", "500", "repair-retry", "500ms"), null, hook).verify(List.of(pair));
+
+        assertThat(result.equal()).as(result.report()).isTrue();
+        assertThat(calls).hasValue(2);
     }
 }

@@ -65,7 +65,7 @@ public record VerifyPlan(VerifySide source, VerifySide target, List<TablePair> p
         VerifyConfig v = VerifyConfig.from(cfg.values(ConfigSchema.VERIFY));
         if (deadline != null) {
             v = new VerifyConfig(v.chunkRows(), deadline, v.recheckInterval(), v.maxDifferences(), v.parallelism(),
-                    v.lookupBatch(), v.method());
+                    v.lookupBatch(), v.method(), v.repairRetry());
         }
         VerifySide source = side(cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL),
                 cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_USER), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_PASSWORD));
