@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code sluice.copier.rows}, {@code sluice.copier.bytes} (estimated encoded row bytes), {@code sluice.copier.chunks},
  * {@code sluice.copier.chunk.duration} (timer with a percentile histogram: the read time of each chunk's
  * transaction), {@code sluice.copier.chunk.rows.limit} (gauge: the current row limit, as adapted), and
- * {@code sluice.copier.throttled} (timer: every wait imposed by the throttler; its total is the throttled time).
+ * {@code sluice.copier.throttled} (timer: the time that passed while the throttler held the copy, recorded at each
+ * check; its total is the throttled time).
  * Thread-safe; shared by the workers of a table. Several CopierMetrics of one table on one registry (two tasks, a
  * restarted task) share the meters: the counters add up, the gauge shows the limit last set by any of them.
  */

@@ -87,12 +87,13 @@ class SourceLoadTest {
         }
     }
 
-    /** A whole copy of {@code id} in chunks of 50 with one worker; when its first chunk was read and when it finished. */
-    record Run(long firstChunk, long finished, CopierMetrics metrics) {
+    /** A whole copy of {@code id} in chunks of 50 with one worker; when it started, its first chunk was read, it finished. */
+    record Run(long started, long firstChunk, long finished, CopierMetrics metrics) {
     }
 
     static CompletableFuture<Run> copyAsync(Source src, ConnectionFactory factory, TableId id, Throttler throttler) {
         return CompletableFuture.supplyAsync(() -> {
+            long started = System.nanoTime();
             AtomicLong first = new AtomicLong();
             Copier copier;
             try {
@@ -101,7 +102,7 @@ class SourceLoadTest {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-            return new Run(first.get(), System.nanoTime(), copier.metrics(id));
+            return new Run(started, first.get(), System.nanoTime(), copier.metrics(id));
         });
     }
 
@@ -124,7 +125,11 @@ class SourceLoadTest {
                     TimeUnit.NANOSECONDS.toMillis(loadEnded - run.firstChunk())).isGreaterThan(loadEnded - 1_200_000_000L);
             // Released: the whole copy (a few chunks) soon after.
             assertThat(run.finished() - loadEnded).isLessThan(TimeUnit.SECONDS.toNanos(10));
-            assertThat(run.metrics().throttledTime()).isGreaterThan(Duration.ofMillis(1500));
+            // Throttled for as long as the copy waited: 1.5 s of the 3 s sleeps, or less when a loaded CI box started
+            // the copy late (a fresh-clone run measured 1.05 s with the copy's start delayed), with the same slack.
+            Duration waited = Duration.ofNanos(loadEnded - run.started()).minusMillis(1200);
+            Duration expected = waited.compareTo(Duration.ofMillis(1500)) < 0 ? waited : Duration.ofMillis(1500);
+            assertThat(run.metrics().throttledTime()).isPositive().isGreaterThanOrEqualTo(expected);
             assertThat(run.metrics().rowsCopied()).isEqualTo(200.0);
             assertThat(throttler.lastValue()).isLessThanOrEqualTo(1);
         }
@@ -201,7 +206,7 @@ class SourceLoadTest {
             os.execute("COMMIT");
             Run run = copy.get(60, TimeUnit.SECONDS);
             assertThat(run.firstChunk()).isGreaterThan(released);
-            // Held for the 1 s sleep at least: counted in waits of CHECK each, of which a loaded machine fits fewer.
+            // Held for the 1 s sleep at least (the copy may have planned its ranges during part of it on a loaded box).
             assertThat(run.metrics().throttledTime()).isGreaterThanOrEqualTo(Duration.ofMillis(500));
             assertThat(run.metrics().rowsCopied()).isEqualTo(200.0);
         } finally {
