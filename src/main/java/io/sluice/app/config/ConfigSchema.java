@@ -37,8 +37,11 @@ public final class ConfigSchema {
     public static final Setting<String> SOURCE_USER = user("source");
     public static final Setting<String> SOURCE_PASSWORD = password("source");
     public static final Setting<Duration> SOURCE_HEARTBEAT = Setting.builder("heartbeat", SettingType.DURATION_TYPE)
-            .defaultValue(Duration.ofSeconds(10)).unit("duration")
-            .description("Heartbeat interval of the change stream, so an idle table does not hold back WAL or binlog purging.")
+            .defaultValue(Duration.ofSeconds(1)).unit("duration")
+            .description("Heartbeat interval of the change stream, so an idle table does not hold back WAL or binlog purging. "
+                    + "On MariaDB/MySQL the copy starts at the first heartbeat after the copier's start (the proof that "
+                    + "the stream is reading), so a long interval delays the first chunk by up to one interval; a "
+                    + "heartbeat is one small record on the pipeline's heartbeat topic.")
             .validator(ConfigSchema::positive).build();
 
     public static final Setting<String> SOURCE_ZERO_DATES = PipelineSettings.SOURCE_ZERO_DATES.renamed("zero-dates");

@@ -1,5 +1,6 @@
 package io.sluice.app.pipeline;
 
+import io.sluice.app.config.ConfigSchema;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.spi.model.TableDef;
@@ -134,7 +135,7 @@ public record PipelineSpec(String name, Endpoint source, Endpoint target, String
         private Map<TableId, List<String>> keys = new LinkedHashMap<>();
         private int partitions = 1;
         private Integer replication;
-        private Duration heartbeat = Duration.ofSeconds(10);
+        private Duration heartbeat = ConfigSchema.SOURCE_HEARTBEAT.defaultValue();
         private Boolean createTables;
         private List<String> targetTables = new ArrayList<>();
         private List<String> targetColumns = new ArrayList<>();
