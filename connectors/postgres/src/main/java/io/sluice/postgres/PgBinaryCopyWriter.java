@@ -38,39 +38,11 @@ final class PgBinaryCopyWriter implements BulkWriter {
     private final PgTargetTable target;
     private final String sql;
     private final ByteSink buf = new ByteSink(FLUSH_BYTES + 64 * 1024);
-    /** The target column types, resolved once: a String switch per value cost a hash and an equals each time. */
-    private final Wire[] wires;
+    private final PgCopyWire[] wires;
     private CopyIn copy;
 
-    /** Binary COPY encodings, one per supported target type family. */
-    private enum Wire { BOOL, INT2, INT4, OID, INT8, FLOAT4, FLOAT8, NUMERIC, BYTEA, UUID, JSONB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TEXT, BIT, UNSUPPORTED }
-
-    private static Wire wire(String type) {
-        return switch (type) {
-            case "bool" -> Wire.BOOL;
-            case "int2" -> Wire.INT2;
-            case "int4" -> Wire.INT4;
-            case "oid" -> Wire.OID;
-            case "int8" -> Wire.INT8;
-            case "float4" -> Wire.FLOAT4;
-            case "float8" -> Wire.FLOAT8;
-            case "numeric" -> Wire.NUMERIC;
-            case "bytea" -> Wire.BYTEA;
-            case "uuid" -> Wire.UUID;
-            case "jsonb" -> Wire.JSONB;
-            case "date" -> Wire.DATE;
-            case "time" -> Wire.TIME;
-            case "timestamp" -> Wire.TIMESTAMP;
-            case "timestamptz" -> Wire.TIMESTAMPTZ;
-            case "bit", "varbit" -> Wire.BIT;   // from a MariaDB/MySQL BIT(n) (PgMySqlValues)
-            // text_recv-compatible types: the binary form is the UTF-8 text
-            case "text", "varchar", "bpchar", "name", "citext", "json", "xml", "enum" -> Wire.TEXT;
-            default -> Wire.UNSUPPORTED;
-        };
-    }
-
     /**
-     * Whether every column has a binary COPY encoding here (else {@link PgInsertWriter} loads it): none carried as
+     * Whether every column has a binary COPY encoding here (else {@link PgTextCopyWriter} loads it): none carried as
      * PostgreSQL text ({@link PgTextForm}: the target's input function must parse it, a bit string's too, whose
      * binary encoding here is for a MariaDB/MySQL BIT's bytes), and every target type encoded.
      */
@@ -81,7 +53,7 @@ final class PgBinaryCopyWriter implements BulkWriter {
             }
         }
         for (String type : target.types()) {
-            if (wire(type) == Wire.UNSUPPORTED) {
+            if (PgCopyWire.of(type) == PgCopyWire.UNSUPPORTED) {
                 return false;
             }
         }
@@ -97,9 +69,9 @@ final class PgBinaryCopyWriter implements BulkWriter {
             cols.add(PostgresTypes.quote(plan.column(i).name()));
         }
         this.sql = "COPY " + target.qualified() + " (" + String.join(", ", cols) + ") FROM STDIN (FORMAT binary)";
-        this.wires = new Wire[target.types().length];
+        this.wires = new PgCopyWire[target.types().length];
         for (int i = 0; i < wires.length; i++) {
-            wires[i] = wire(target.types()[i]);
+            wires[i] = PgCopyWire.of(target.types()[i]);
         }
     }
 
@@ -152,22 +124,17 @@ final class PgBinaryCopyWriter implements BulkWriter {
         if (v == Unavailable.VALUE) {
             throw new IllegalArgumentException("copy row for " + plan.id() + " holds an unavailable value in column " + plan.column(i).name());
         }
-        Wire wire = wires[i];
+        PgCopyWire wire = wires[i];
         try {
             switch (wire) {
-                case BOOL -> fixed(1).writeByte(bool(v) ? 1 : 0);
+                case BOOL -> fixed(1).writeByte(PgCopyWire.bool(v) ? 1 : 0);
                 case INT2 -> {
-                    long x = integral(v);
-                    check(x >= Short.MIN_VALUE && x <= Short.MAX_VALUE, v);
+                    long x = wire.integral(v);
                     fixed(2).writeByte((int) (x >>> 8));
                     buf.writeByte((int) x);
                 }
-                case INT4, OID -> {
-                    long x = integral(v);
-                    check(wire == Wire.OID ? x >= 0 && x <= 0xFFFF_FFFFL : x >= Integer.MIN_VALUE && x <= Integer.MAX_VALUE, v);
-                    fixed(4).writeInt((int) x);
-                }
-                case INT8 -> fixed(8).writeLong(integral(v));
+                case INT4, OID -> fixed(4).writeInt((int) wire.integral(v));
+                case INT8 -> fixed(8).writeLong(wire.integral(v));
                 case FLOAT4 -> fixed(4).writeInt(Float.floatToIntBits(((Number) v).floatValue()));
                 case FLOAT8 -> fixed(8).writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
                 case NUMERIC -> numeric(v instanceof BigDecimal d ? d : new BigDecimal(v.toString()));
@@ -221,30 +188,7 @@ final class PgBinaryCopyWriter implements BulkWriter {
     }
 
     private static byte[] text(Object v) {
-        return PgWrites.noNul(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString()).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static boolean bool(Object v) {
-        return v instanceof Boolean b ? b : ((Number) v).longValue() != 0;
-    }
-
-    private static long integral(Object v) {
-        if (v instanceof Long l) {
-            return l;
-        }
-        if (v instanceof Boolean b) {
-            return b ? 1 : 0;
-        }
-        if (v instanceof BigDecimal d) {
-            return d.longValueExact();
-        }
-        return ((Number) v).longValue();
-    }
-
-    private static void check(boolean ok, Object v) {
-        if (!ok) {
-            throw new ArithmeticException("value " + v + " out of range");
-        }
+        return PgCopyWire.text(v).getBytes(StandardCharsets.UTF_8);
     }
 
     private static long micros(long epochSecond, int nano) {

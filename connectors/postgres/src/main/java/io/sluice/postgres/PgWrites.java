@@ -60,8 +60,8 @@ final class PgWrites {
 
     /**
      * Multi-row inserts of full rows; with {@code upsert}, {@code ON CONFLICT (key) DO UPDATE}. Without it the rows
-     * must be absent, and the table needs no key yet (the bulk load of a table binary COPY cannot encode,
-     * {@link PgInsertWriter}, which may run before the key is built).
+     * must be absent, and the table needs no key (the bulk load of a table binary COPY cannot encode was this, before
+     * {@link PgTextCopyWriter}; its tests compare the two).
      */
     static void insert(Connection c, TableDef plan, PgTargetTable t, List<Object[]> rows, int rowsPerStatement, boolean upsert)
             throws SQLException {

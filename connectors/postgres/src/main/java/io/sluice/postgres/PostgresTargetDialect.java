@@ -21,7 +21,8 @@ import java.util.Map;
 import java.util.WeakHashMap;
 
 /**
- * PostgreSQL (and YugabyteDB) as the applier's target: binary COPY for chunks, {@code ON CONFLICT} upserts and
+ * PostgreSQL (and YugabyteDB) as the applier's target: binary COPY for chunks (text COPY for a table with a column
+ * binary COPY has no encoding for here), {@code ON CONFLICT} upserts and
  * deletes of a whole change batch from unnested arrays (PgArrayWrites; multi-row statements when that is off or
  * a column kind is not handled there), and DDL mapped from MariaDB or PostgreSQL source types.
  *
@@ -230,7 +231,8 @@ public final class PostgresTargetDialect implements TargetDialect {
             }
         }
         PgTargetTable t = PgTargetTable.load(c, table, target);
-        return PgBinaryCopyWriter.encodes(table, t) ? new PgBinaryCopyWriter(c, table, t) : new PgInsertWriter(c, table, t, rowsPerStatement);
+        // text COPY for the rest: no encoding here is needed, each column type's input function parses its text
+        return PgBinaryCopyWriter.encodes(table, t) ? new PgBinaryCopyWriter(c, table, t) : new PgTextCopyWriter(c, table, t);
     }
 
     @Override

@@ -97,7 +97,7 @@ public interface TargetDialect {
 
     /**
      * Opens the fastest correct bulk path for rows whose keys are known to be absent from the target
-     * (PostgreSQL: binary COPY; MySQL/MariaDB: multi-row INSERT). Rows go in on {@code connection}'s
+     * (PostgreSQL: COPY, binary or text; MySQL/MariaDB: multi-row INSERT). Rows go in on {@code connection}'s
      * current transaction; the caller commits.
      */
     BulkWriter openBulkWriter(Connection connection, TableDef table, TableId target, int rowsPerStatement) throws SQLException;
