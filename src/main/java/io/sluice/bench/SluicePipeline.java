@@ -86,8 +86,8 @@ final class SluicePipeline implements AutoCloseable {
     }
 
     /** Starts Debezium and waits until it streams: the slot exists and is active (PostgreSQL), a heartbeat arrived (MariaDB). */
-    String startDebezium(Duration heartbeat) throws Exception {
-        PipelineSpec.Builder b = spec.toBuilder().heartbeat(heartbeat);
+    String startDebezium(Duration heartbeat, Map<String, String> overrides) throws Exception {
+        PipelineSpec.Builder b = spec.toBuilder().heartbeat(heartbeat).debezium(overrides);
         try (Connection c = source.connect(sourceDb)) {   // its key columns and collations (KeyEquality), as replicate reads them
             b.shapes(List.of(Dialects.source(sourceUrl()).describe(c, table)), true);
         }
