@@ -92,6 +92,7 @@ final class SoakPhase {
                         "heap used %d MB; %,.0f changes/s; lag max %.0f ms; copy %,.0f rows/s (%d copies done)", pt.heapUsedMb(),
                         pt.changesPerSecond(), pt.lagMax(), pt.copyRowsPerSecond(), pt.copiesDone()));
             }
+            writeChart(series);   // before the checks: a failed run's series is what explains it
             if (copies.failure.get() != null) {
                 throw copies.failure.get();
             }
@@ -110,7 +111,6 @@ final class SoakPhase {
                 }
             }
         }
-        writeChart(series);
     }
 
     private void writeChart(List<Point> series) throws java.io.IOException {
