@@ -40,7 +40,7 @@ final class Bench {
     static final Duration HEARTBEAT = Duration.ofSeconds(2);
 
     enum Phase {
-        COPY_PG("copy-pg"), COPY_MARIADB("copy-mariadb"), SWEEP("sweep"), STREAM("stream");
+        COPY_PG("copy-pg"), COPY_MARIADB("copy-mariadb"), SWEEP("sweep"), STREAM("stream"), SOAK("soak");
 
         final String label;
 
@@ -50,7 +50,7 @@ final class Bench {
 
         static Set<Phase> parse(String only) {
             if (only == null || only.isBlank() || only.equals("all")) {
-                return EnumSet.allOf(Phase.class);
+                return EnumSet.complementOf(EnumSet.of(SOAK));   // the soak runs for half an hour: only when asked for
             }
             Set<Phase> out = EnumSet.noneOf(Phase.class);
             for (String part : only.split(",")) {
@@ -61,7 +61,7 @@ final class Bench {
                     }
                 }
                 if (match == null) {
-                    throw new IllegalArgumentException("--only " + part + ": use copy-pg, copy-mariadb, sweep, stream or all");
+                    throw new IllegalArgumentException("--only " + part + ": use copy-pg, copy-mariadb, sweep, stream, soak or all");
                 }
                 out.add(match);
             }
@@ -76,7 +76,8 @@ final class Bench {
                    List<Integer> sweepRowsPerWrite, List<Long> sweepPacketSizes, List<Integer> sweepRowsPerTransaction,
                    long streamBaseRows, double streamSeconds, long streamEvents, int txnSize, int jdbcSinkBatch,
                    boolean fullCompare, Map<String, String> copierSettings, Map<String, String> applierSettings,
-                   String sharedBuffers) {
+                   String sharedBuffers, Map<String, String> debeziumSettings, int workloadThreads, double soakMinutes,
+                   int soakSampleSeconds) {
     }
 
     final Options o;
@@ -121,6 +122,7 @@ final class Bench {
                         case COPY_MARIADB -> new CopyPhases(this).copyMariaDb();
                         case SWEEP -> new SweepPhase(this).sweep();
                         case STREAM -> new StreamPhase(this).stream();
+                        case SOAK -> new SoakPhase(this).soak();
                     }
                 } catch (Exception e) {
                     log.error("phase {} failed", p.label, e);
@@ -171,7 +173,7 @@ final class Bench {
             long applier = System.nanoTime();
             Map<String, String> copier = new LinkedHashMap<>(copierOverrides);
             if (stream) {
-                p.startDebezium(HEARTBEAT);
+                p.startDebezium(HEARTBEAT, o.debeziumSettings());
             } else {
                 copier.put("stream.ready.check", "false");
             }

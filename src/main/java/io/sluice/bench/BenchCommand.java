@@ -28,7 +28,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--rows", defaultValue = "500000", description = "Rows of the copy benchmark tables (default ${DEFAULT-VALUE}; 5000000 for the reference figure).")
     long rows;
 
-    @Option(names = "--only", defaultValue = "all", description = "Phases, comma-separated: copy-pg, copy-mariadb, sweep, stream, or all (default).")
+    @Option(names = "--only", defaultValue = "all", description = "Phases, comma-separated: copy-pg, copy-mariadb, sweep, stream, soak, "
+            + "or all (default: every phase but soak).")
     String only;
 
     @Option(names = "--rate", defaultValue = "5000", description = "Changes per second of the fixed-rate stream test (default ${DEFAULT-VALUE}).")
@@ -105,6 +106,21 @@ public final class BenchCommand implements Callable<Integer> {
             + "(repeatable), e.g. --applier-set commit.interval=200ms.")
     Map<String, String> applierSettings = new LinkedHashMap<>();
 
+    @Option(names = "--debezium-set", description = "A Debezium connector setting for every phase's stream, key=value (repeatable), "
+            + "e.g. --debezium-set poll.interval.ms=50 or producer.override.linger.ms=0. Default: the CLI's.")
+    Map<String, String> debeziumSettings = new LinkedHashMap<>();
+
+    @Option(names = "--workload-threads", defaultValue = "8", description = "Source sessions of the change workload (default "
+            + "${DEFAULT-VALUE}): with synchronous_commit on, one session's commits wait for the WAL flush each, and one "
+            + "session fell to ~500 changes/s at --rate 5000 on a busy machine.")
+    int workloadThreads;
+
+    @Option(names = "--minutes", defaultValue = "30", description = "Duration of the soak phase (default ${DEFAULT-VALUE} min).")
+    double soakMinutes;
+
+    @Option(names = "--soak-sample-seconds", defaultValue = "60", description = "Interval of the soak's series (default ${DEFAULT-VALUE} s).")
+    int soakSampleSeconds;
+
     @Option(names = "--shared-buffers", defaultValue = "2GB", description = "shared_buffers of both PostgreSQL servers and MariaDB's "
             + "InnoDB buffer pool (default ${DEFAULT-VALUE}, as on the reference machine; lower it where memory is short).")
     String sharedBuffers;
@@ -127,7 +143,8 @@ public final class BenchCommand implements Callable<Integer> {
                 ServerMode.parse(servers, "--servers"), partitions, mariaDbRows != null ? mariaDbRows : rows, Math.max(1, rawRepeats),
                 sweepCopyRows != null ? sweepCopyRows : Math.min(rows, 500_000), sweepChunkRows, sweepBaseRows, sweepEvents,
                 sweepRowsPerWrite, packets, sweepRowsPerTransaction, streamBaseRows, streamSeconds, streamEvents, txnSize, jdbcSinkBatch,
-                fullCompare != null ? fullCompare : rows <= 100_000, copierSettings, applierSettings, sharedBuffers);
+                fullCompare != null ? fullCompare : rows <= 100_000, copierSettings, applierSettings, sharedBuffers, debeziumSettings,
+                Math.max(1, workloadThreads), soakMinutes, Math.max(1, soakSampleSeconds));
         Report report = new Bench(options).run();
         System.out.println();
         System.out.println(report.render());

@@ -26,6 +26,16 @@ final class CaptureLag {
     }
 
     static LagProbe.Stats measure(String bootstrap, String topic, int partitions, long fromMillis, long toMillis) throws IOException {
+        return measure(bootstrap, topic, partitions, fromMillis, toMillis, java.util.Set.of(), new HashMap<>());
+    }
+
+    /**
+     * As {@link #measure(String, String, int, long, long)}, and also notes the record timestamp of each change event whose
+     * row state is one a lag probe waited for ({@link LagProbe.Sample#id()} in {@code probeIds}) into {@code recordTimes}:
+     * each probe's lag then splits into Debezium's share (record time − source commit) and the sink's (visible − record time).
+     */
+    static LagProbe.Stats measure(String bootstrap, String topic, int partitions, long fromMillis, long toMillis,
+                                  java.util.Set<String> probeIds, Map<String, Long> recordTimes) throws IOException {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -58,9 +68,17 @@ final class CaptureLag {
                     if (r.value() == null || r.timestamp() > toMillis) {
                         continue;
                     }
-                    JsonNode ts = json.readTree(r.value()).path("payload").path("source").path("ts_ms");
+                    JsonNode payload = json.readTree(r.value()).path("payload");
+                    JsonNode ts = payload.path("source").path("ts_ms");
                     if (ts.isNumber()) {
                         lags.add(r.timestamp() - ts.asLong());
+                    }
+                    JsonNode after = payload.path("after");
+                    if (!probeIds.isEmpty() && after.isObject()) {
+                        String id = after.path("block").asLong() + "/" + after.path("address").asText() + "/" + after.path("nonce").asLong();
+                        if (probeIds.contains(id)) {
+                            recordTimes.put(id, r.timestamp());
+                        }
                     }
                 }
                 active.removeIf(tp -> consumer.position(tp) >= end.get(tp));

@@ -33,6 +33,8 @@ final class ChangeWorkload {
     private final int threads;
     private final int txnSize;
     private final AtomicLong nonce = new AtomicLong();
+    /** Changes committed by every run so far, readable while one runs (the soak's per-minute rate). */
+    private final AtomicLong committedTotal = new AtomicLong();
     private final long[] insertCounters;
     private final List<ArrayDeque<Long>> inserted = new ArrayList<>();
     private final int markers;
@@ -88,6 +90,7 @@ final class ChangeWorkload {
                         long[] probeKey = transaction(c, me, random);
                         long committed = System.nanoTime();
                         events.addAndGet(probeKey[0]);
+                        committedTotal.addAndGet(probeKey[0]);
                         txns.incrementAndGet();
                         if (probe != null && probeKey[1] > 0 && committed >= nextProbe) {
                             probe.register(Accounts.block(probeKey[1]), Accounts.address(probeKey[1]), probeKey[2], committed);
@@ -108,6 +111,11 @@ final class ChangeWorkload {
             throw failure.get();
         }
         return new Result(events.get(), txns.get(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Changes committed by every run so far. */
+    long committedEvents() {
+        return committedTotal.get();
     }
 
     /** One transaction; returns {events, g of one updated key (0 if none), its new nonce}. */

@@ -18,7 +18,14 @@ import java.util.concurrent.TimeUnit;
  * extra delay. Lag includes Debezium's capture, Kafka, and the sink's batching and commit.
  */
 final class LagProbe implements AutoCloseable {
-    private record Probe(long block, String address, long nonce, long committedNanos) {
+    private record Probe(long block, String address, long nonce, long committedNanos, long committedWallMillis) {
+    }
+
+    /** One resolved probe: its row, the nonce waited for, its lag and the wall-clock time it became visible. */
+    record Sample(long block, String address, long nonce, long lagMillis, long visibleWallMillis) {
+        String id() {
+            return block + "/" + address + "/" + nonce;
+        }
     }
 
     private final Connection target;
@@ -27,6 +34,9 @@ final class LagProbe implements AutoCloseable {
     private final ConcurrentLinkedQueue<Probe> incoming = new ConcurrentLinkedQueue<>();
     private final List<Probe> pending = new ArrayList<>();
     private final List<Long> lagsMillis = new ArrayList<>();
+    private final List<Sample> samples = new ArrayList<>();
+    /** Where the last {@link #window()} ended in {@link #lagsMillis}. */
+    private int windowStart;
     private final Thread poller;
     private volatile boolean running = true;
     private volatile Exception failure;
@@ -53,7 +63,8 @@ final class LagProbe implements AutoCloseable {
     }
 
     void register(long block, String address, long nonce, long committedNanos) {
-        incoming.add(new Probe(block, address, nonce, committedNanos));
+        long wall = System.currentTimeMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - committedNanos);
+        incoming.add(new Probe(block, address, nonce, committedNanos, wall));
     }
 
     private void loop() {
@@ -105,10 +116,41 @@ final class LagProbe implements AutoCloseable {
             Probe b = it.next();
             Long n = seen.get(b.block + "/" + b.address);
             if (n != null && n >= b.nonce) {
-                lagsMillis.add(TimeUnit.NANOSECONDS.toMillis(now - b.committedNanos));
+                long lag = TimeUnit.NANOSECONDS.toMillis(now - b.committedNanos);
+                lagsMillis.add(lag);
+                samples.add(new Sample(b.block, b.address, b.nonce, lag, b.committedWallMillis + lag));
                 it.remove();
             }
         }
+    }
+
+    /**
+     * The figures of the probes resolved since the previous call (the soak's per-minute series); probes still pending
+     * count as unresolved here and are counted in the window that sees them resolve.
+     */
+    Stats window() throws Exception {
+        if (failure != null) {
+            throw failure;
+        }
+        synchronized (lagsMillis) {
+            long[] v = lagsMillis.subList(windowStart, lagsMillis.size()).stream().mapToLong(Long::longValue).sorted().toArray();
+            windowStart = lagsMillis.size();
+            return stats(v, pending.size() + incoming.size());
+        }
+    }
+
+    /** Every resolved probe so far. */
+    List<Sample> samples() {
+        synchronized (lagsMillis) {
+            return List.copyOf(samples);
+        }
+    }
+
+    static Stats stats(long[] sorted, int unresolved) {
+        if (sorted.length == 0) {
+            return new Stats(0, Double.NaN, Double.NaN, Double.NaN, unresolved);
+        }
+        return new Stats(sorted.length, percentile(sorted, 0.50), percentile(sorted, 0.99), sorted[sorted.length - 1], unresolved);
     }
 
     /** Waits up to {@code timeoutMillis} for pending probes, stops polling and returns the figures. */
@@ -129,11 +171,7 @@ final class LagProbe implements AutoCloseable {
         }
         synchronized (lagsMillis) {
             long[] v = lagsMillis.stream().mapToLong(Long::longValue).sorted().toArray();
-            int unresolved = pending.size() + incoming.size();
-            if (v.length == 0) {
-                return new Stats(0, Double.NaN, Double.NaN, Double.NaN, unresolved);
-            }
-            return new Stats(v.length, percentile(v, 0.50), percentile(v, 0.99), v[v.length - 1], unresolved);
+            return stats(v, pending.size() + incoming.size());
         }
     }
 

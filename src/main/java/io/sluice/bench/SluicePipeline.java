@@ -86,8 +86,8 @@ final class SluicePipeline implements AutoCloseable {
     }
 
     /** Starts Debezium and waits until it streams: the slot exists and is active (PostgreSQL), a heartbeat arrived (MariaDB). */
-    String startDebezium(Duration heartbeat) throws Exception {
-        PipelineSpec.Builder b = spec.toBuilder().heartbeat(heartbeat);
+    String startDebezium(Duration heartbeat, Map<String, String> overrides) throws Exception {
+        PipelineSpec.Builder b = spec.toBuilder().heartbeat(heartbeat).debezium(overrides);
         try (Connection c = source.connect(sourceDb)) {   // its key columns and collations (KeyEquality), as replicate reads them
             b.shapes(List.of(Dialects.source(sourceUrl()).describe(c, table)), true);
         }
@@ -139,7 +139,18 @@ final class SluicePipeline implements AutoCloseable {
     void awaitGroupStable(String group, int members) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
-            var d = env.kafka.admin().describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group);
+            org.apache.kafka.clients.admin.ConsumerGroupDescription d;
+            try {
+                d = env.kafka.admin().describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // The group exists once its first task has joined: on a busy box the first describe can come before that.
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                failIfFailed();
+                Thread.sleep(200);
+                continue;
+            }
             if (d.groupState() == org.apache.kafka.common.GroupState.STABLE && d.members().size() >= members
                     && d.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
                 return;

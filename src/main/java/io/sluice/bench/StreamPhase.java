@@ -46,7 +46,7 @@ final class StreamPhase {
         try (SluicePipeline p = new SluicePipeline(env, "stream", env.source, db, src.table, db, o.partitions())) {
             p.createTopics();
             String applier = p.startApplier("stream-applier", "public", "sluice", o.applierSettings());
-            p.startDebezium(Bench.HEARTBEAT);
+            p.startDebezium(Bench.HEARTBEAT, o.debeziumSettings());
             p.startCopier(Map.of());
             p.awaitCopied("sluice", src.rows, Duration.ofMinutes(10));
             String jdbc = null;
@@ -61,15 +61,16 @@ final class StreamPhase {
             } else {
                 report.note("Debezium JDBC sink not available: pass --jdbc-sink-plugin DIR (see docs/benchmarks.md) for the baseline");
             }
-            ChangeWorkload w = src.workload(1);
+            ChangeWorkload w = src.workload(o.workloadThreads());
 
             // 1. fixed rate, Sluice applier live
             Live sluiceLive = live(p, w, db, sluiceTable, src, applier);
             report.add(section, String.format(Locale.ROOT, "Sluice applier at %,.0f changes/s", o.rate()),
                     "lag p99 " + Report.num(sluiceLive.lag.p99() / 1000, 2) + " s",
-                    String.format(Locale.ROOT, "achieved %,.0f changes/s (%,d changes); lag %s; of which Debezium capture "
-                                    + "(source commit → Kafka) p50 %.0f ms, p99 %.0f ms; %s", sluiceLive.result.rate(),
-                            sluiceLive.result.events(), sluiceLive.lag, sluiceLive.capture.p50(), sluiceLive.capture.p99(), sluiceLive.peak));
+                    String.format(Locale.ROOT, "achieved %,.0f changes/s (%,d changes, %d source sessions); lag %s; of which Debezium "
+                                    + "capture (source commit → Kafka) p50 %.0f ms, p99 %.0f ms; %s; %s; load average %s", sluiceLive.result.rate(),
+                            sluiceLive.result.events(), o.workloadThreads(), sluiceLive.lag, sluiceLive.capture.p50(), sluiceLive.capture.p99(),
+                            sluiceLive.split, sluiceLive.peak, loadAverage()));
             Live jdbcLive = null;
             if (jdbc != null) {
                 env.pause(applier);
@@ -99,7 +100,8 @@ final class StreamPhase {
             }
             env.pause(applier);
             report.add(section, "Sluice applier, full speed (backlog drain)", Report.rate(sluiceDrain.eventsPerSecond()) + " events/s",
-                    String.format(Locale.ROOT, "%,d events in %.1f s; %s", backlog.events, sluiceDrain.seconds(), sluicePeak));
+                    String.format(Locale.ROOT, "%,d events in %.1f s; %s; load average %s", backlog.events, sluiceDrain.seconds(), sluicePeak,
+                            loadAverage()));
             if (jdbc != null) {
                 String jdbcName = jdbc;
                 Drain jdbcDrain;
@@ -146,7 +148,43 @@ final class StreamPhase {
         }
     }
 
-    record Live(ChangeWorkload.Result result, LagProbe.Stats lag, LagProbe.Stats capture, String peak, long lastMarker) {
+    /**
+     * @param split the probes' lag split at the Kafka record: Debezium's share, the sink's share, and how the slowest
+     *              1 % of probes divide between the two
+     */
+    record Live(ChangeWorkload.Result result, LagProbe.Stats lag, LagProbe.Stats capture, String peak, long lastMarker, Split split) {
+    }
+
+    /**
+     * Each probe's lag split at its change event's Kafka record time: capture = record time − source commit (Debezium,
+     * its poll and producer), sink = visible in the target − record time (broker, consumer fetch, apply, commit, and
+     * up to one probe poll). {@code tailCapture}/{@code tailSink}: mean shares of the slowest 1 % of probes (the p99 tail).
+     */
+    record Split(LagProbe.Stats capture, LagProbe.Stats sink, double tailCapture, double tailSink) {
+        static Split of(List<LagProbe.Sample> samples, Map<String, Long> recordTimes) {
+            List<long[]> parts = new java.util.ArrayList<>();   // {lag, capture, sink}
+            for (LagProbe.Sample s : samples) {
+                Long at = recordTimes.get(s.id());
+                if (at != null) {
+                    long committed = s.visibleWallMillis() - s.lagMillis();
+                    parts.add(new long[]{s.lagMillis(), at - committed, s.visibleWallMillis() - at});
+                }
+            }
+            long[] capture = parts.stream().mapToLong(p -> p[1]).sorted().toArray();
+            long[] sink = parts.stream().mapToLong(p -> p[2]).sorted().toArray();
+            parts.sort((a, b) -> Long.compare(b[0], a[0]));
+            int tail = Math.max(1, parts.size() / 100);
+            double tc = parts.stream().limit(tail).mapToLong(p -> p[1]).average().orElse(Double.NaN);
+            double ts = parts.stream().limit(tail).mapToLong(p -> p[2]).average().orElse(Double.NaN);
+            return new Split(LagProbe.stats(capture, samples.size() - parts.size()), LagProbe.stats(sink, 0), tc, ts);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "per probe: capture p50 %.0f ms, p99 %.0f ms; sink p50 %.0f ms, p99 %.0f ms; slowest 1 %% "
+                    + "of probes: capture %.0f ms + sink %.0f ms (%d probes matched%s)", capture.p50(), capture.p99(), sink.p50(), sink.p99(),
+                    tailCapture, tailSink, capture.samples(), capture.unresolved() > 0 ? ", " + capture.unresolved() + " unmatched" : "");
+        }
     }
 
     /** The workload at the fixed rate with one sink live; lag probed on that sink's table. */
@@ -161,10 +199,24 @@ final class StreamPhase {
             long marker = w.touchMarkers(s);
             LagProbe.Stats stats = probe.finish(60_000);
             awaitMarkers(db, table, marker, src.markers, Duration.ofMinutes(30), p);
-            LagProbe.Stats capture = CaptureLag.measure(env.kafka.bootstrapServers(), p.changeTopic(), o.partitions(), from, to + 60_000);
-            log.info("{} at {}/s: achieved {} changes/s, lag {}; Debezium capture lag {}; {}", connector, o.rate(), Report.rate(r.rate()),
-                    stats, capture, peak);
-            return new Live(r, stats, capture, peak, marker);
+            List<LagProbe.Sample> samples = probe.samples();
+            Map<String, Long> recordTimes = new java.util.HashMap<>();
+            LagProbe.Stats capture = CaptureLag.measure(env.kafka.bootstrapServers(), p.changeTopic(), o.partitions(), from, to + 60_000,
+                    samples.stream().map(LagProbe.Sample::id).collect(java.util.stream.Collectors.toSet()), recordTimes);
+            Split split = Split.of(samples, recordTimes);
+            log.info("{} at {}/s: achieved {} changes/s, lag {}; Debezium capture lag {}; {}; {}", connector, o.rate(), Report.rate(r.rate()),
+                    stats, capture, split, peak);
+            return new Live(r, stats, capture, peak, marker, split);
+        }
+    }
+
+    /** The machine's 1-, 5- and 15-minute load averages ({@code /proc/loadavg}): how busy the shared box was. */
+    static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " / " + f[1] + " / " + f[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown";
         }
     }
 

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A small hand-written SVG line chart (no dependency): logarithmic x axis (batch sizes), linear y axis from 0,
- * one polyline per series, an optional marked default.
+ * A small hand-written SVG line chart (no dependency): logarithmic x axis (batch sizes) or linear from 0 (time),
+ * linear y axis from 0, one polyline per series, an optional marked default.
  */
 final class SvgChart {
     record Point(double x, double y) {
@@ -22,6 +22,7 @@ final class SvgChart {
     private final List<Series> series = new ArrayList<>();
     private Double markX;
     private String markLabel;
+    private boolean linearX;
 
     SvgChart(String title, String xLabel, String yLabel) {
         this.title = title;
@@ -31,7 +32,7 @@ final class SvgChart {
 
     SvgChart series(String name, List<Point> points) {
         List<Point> sorted = new ArrayList<>(points);
-        sorted.removeIf(p -> !(p.x() > 0) || Double.isNaN(p.y()));
+        sorted.removeIf(p -> !(p.x() > 0 || linearX && p.x() == 0) || Double.isNaN(p.y()));
         sorted.sort((a, b) -> Double.compare(a.x(), b.x()));
         if (!sorted.isEmpty()) {
             series.add(new Series(name, sorted));
@@ -46,13 +47,34 @@ final class SvgChart {
         return this;
     }
 
+    /** A linear x axis from 0 (e.g. minutes) instead of the logarithmic one. */
+    SvgChart linearX() {
+        this.linearX = true;
+        return this;
+    }
+
+    /** Several charts stacked vertically in one SVG document (nested {@code svg} elements). */
+    static String stack(List<SvgChart> charts) {
+        StringBuilder inner = new StringBuilder();
+        int y = 0;
+        for (SvgChart c : charts) {
+            inner.append(c.render().replaceFirst("<svg ", "<svg y=\"" + y + "\" "));
+            y += HEIGHT;
+        }
+        return String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">%n",
+                WIDTH, y, WIDTH, y) + inner + "</svg>\n";
+    }
+
+    private static final int WIDTH = 760;
+    private static final int HEIGHT = 440;
+
     boolean isEmpty() {
         return series.isEmpty();
     }
 
     String render() {
-        int w = 760;
-        int h = 440;
+        int w = WIDTH;
+        int h = HEIGHT;
         int left = 80;
         int right = 180;
         int top = 50;
@@ -72,8 +94,8 @@ final class SvgChart {
             maxX = 10;
             maxY = 1;
         }
-        double lx0 = Math.floor(Math.log10(minX));
-        double lx1 = Math.ceil(Math.log10(maxX));
+        double lx0 = linearX ? 0 : Math.floor(Math.log10(minX));
+        double lx1 = linearX ? niceCeil(maxX) : Math.ceil(Math.log10(maxX));
         if (lx1 <= lx0) {
             lx1 = lx0 + 1;
         }
@@ -92,18 +114,19 @@ final class SvgChart {
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n", left, y, left + pw, y));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", left - 6, y + 4, fmt(v)));
         }
-        for (double e = lx0; e <= lx1 + 1e-9; e++) {
+        double step = linearX ? (lx1 - lx0) / 10 : 1;
+        for (double e = lx0; e <= lx1 + 1e-9; e += step) {
             double x = left + pw * (e - lx0) / (lx1 - lx0);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n", x, top, x, top + ph));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", x, top + ph + 18,
-                    fmt(Math.pow(10, e))));
+                    fmt(linearX ? e : Math.pow(10, e))));
         }
         svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>%n", left, top, pw, ph));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", left + pw / 2, h - 16, esc(xLabel)));
         svg.append(String.format(Locale.ROOT, "<text x=\"18\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 18 %d)\">%s</text>%n",
                 top + ph / 2, top + ph / 2, esc(yLabel)));
         if (markX != null && markX > 0) {
-            double x = left + pw * (Math.log10(markX) - lx0) / (lx1 - lx0);
+            double x = left + pw * (axis(markX) - lx0) / (lx1 - lx0);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"5,4\"/>%n",
                     x, top, x, top + ph));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s</text>%n", x + 4, top + 14, esc(markLabel)));
@@ -113,7 +136,7 @@ final class SvgChart {
             String color = COLORS[si % COLORS.length];
             StringBuilder pts = new StringBuilder();
             for (Point p : s.points()) {
-                double x = left + pw * (Math.log10(p.x()) - lx0) / (lx1 - lx0);
+                double x = left + pw * (axis(p.x()) - lx0) / (lx1 - lx0);
                 double y = top + ph - ph * p.y() / yTop;
                 pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
                 svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: %s → %s</title></circle>%n",
@@ -129,6 +152,10 @@ final class SvgChart {
         }
         svg.append("</svg>\n");
         return svg.toString();
+    }
+
+    private double axis(double x) {
+        return linearX ? x : Math.log10(x);
     }
 
     private static double niceCeil(double v) {

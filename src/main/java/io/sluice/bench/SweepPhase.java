@@ -81,7 +81,7 @@ final class SweepPhase {
         try (SluicePipeline p = new SluicePipeline(env, "sweepapply", env.source, db, src.table, db, o.partitions())) {
             p.createTopics();
             String helper = p.startApplier("sweepapply-copy", "swa_copy", "swa_copy", Map.of());
-            p.startDebezium(Bench.HEARTBEAT);
+            p.startDebezium(Bench.HEARTBEAT, o.debeziumSettings());
             p.startCopier(Map.of());
             p.awaitCopied("swa_copy", src.rows, Duration.ofMinutes(10));
             p.delete(helper);

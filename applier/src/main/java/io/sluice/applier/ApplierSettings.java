@@ -69,6 +69,13 @@ public final class ApplierSettings {
                     + "fell from ~1 s at 1 s to ~0.5 s, for a commit per task every 250 ms; docs/benchmarks.md).")
             .validator(v -> v.isNegative() || v.isZero() ? "must be positive" : null).build();
 
+    public static final Setting<Boolean> COMMIT_WHEN_CAUGHT_UP = Setting.builder("commit.when.caught.up", SettingType.BOOLEAN)
+            .defaultValue(true)
+            .description("Commit the applied change rows as soon as a poll brings less than half a batch (batch.bytes, or half "
+                    + "the records a poll may return): the applier has caught up with the stream, and waiting for "
+                    + "commit.interval would only add lag. Under a backlog polls are full and commits still come every "
+                    + "rows.per.transaction rows or commit.interval. false commits on those two only (docs/benchmarks.md).").build();
+
     public static final Setting<Boolean> CREATE_TABLES = Setting.builder("create.tables", SettingType.BOOLEAN)
             .defaultValue(true).description("Create a missing target table from the source plan (TargetDialect.createTableDdl).").build();
 
@@ -94,7 +101,7 @@ public final class ApplierSettings {
 
     public static final Settings SETTINGS = new Settings("applier", List.of(PIPELINE, TABLES, SOURCE_URL, SOURCE_USER,
             SOURCE_PASSWORD, TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, STATE_SCHEMA, PARTITIONS,
-            BATCH_BYTES, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, CREATE_TABLES, KEY_AFTER_COPY,
+            BATCH_BYTES, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, COMMIT_WHEN_CAUGHT_UP, CREATE_TABLES, KEY_AFTER_COPY,
             BULK_APPLY, UNAVAILABLE_PLACEHOLDER));
 
     public static final Setting<List<String>> TARGET_TABLES = Setting.builder("target.tables", SettingType.LIST)

@@ -147,6 +147,11 @@ public class ApplierSinkConnector extends SinkConnector {
         return problems;
     }
 
+    /** Records per consumer poll for a batch of {@code batchBytes}: about a batch of 256-byte events, within [500, 20000]. */
+    static int maxPollRecords(long batchBytes) {
+        return (int) Math.max(500, Math.min(20_000, batchBytes / 256));
+    }
+
     /**
      * A complete connector config from the applier's settings: topics, converters, consumer overrides, and the
      * fetch sizes that make batch.bytes the bytes pulled per batch.
@@ -189,7 +194,7 @@ public class ApplierSinkConnector extends SinkConnector {
         long packet = v.get(ApplierSettings.BATCH_BYTES);
         c.put("consumer.override.fetch.max.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
         c.put("consumer.override.max.partition.fetch.bytes", String.valueOf(Math.min(packet, Integer.MAX_VALUE)));
-        c.put("consumer.override.max.poll.records", String.valueOf(Math.max(500, Math.min(20_000, packet / 256))));
+        c.put("consumer.override.max.poll.records", String.valueOf(maxPollRecords(packet)));
         c.putAll(v.toProperties());
         if (!names.isEmpty()) {
             c.putAll(mapped.toProperties());
