@@ -28,14 +28,14 @@ class BenchSmokeTest {
                 binaryCache(), plugin == null || plugin.isBlank() ? null : Path.of(plugin),
                 ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 2,
                 3000, List.of(1000), 500, 1000, List.of(100), List.of(1L << 20), List.of(),
-                1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB");
+                1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB", 3000, Map.of());
 
         Report report = new Bench(options).run();
 
         assertThat(report.ok()).as(report.render()).isTrue();
         List<String> verified = report.rows().stream().filter(r -> r.what().endsWith("target = source"))
                 .map(Report.Row::section).toList();
-        assertThat(verified).as(report.render()).contains("copy PG→PG", "copy MariaDB→PG", "change stream");
+        assertThat(verified).as(report.render()).contains("copy PG→PG", "copy MariaDB→PG", "change stream", AlterPhase.SECTION);
         assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: copy"));
         assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: apply"));
         assertThat(work.resolve("charts").resolve("sweep-apply.svg")).exists();
