@@ -148,7 +148,7 @@ final class AlterPhase {
                 %s""".formatted(run, env.mariadb.jdbcUrl(DB), env.mariadb.user(), env.mariadb.password(), dir.resolve("state"),
                 alterSection.length() == 0 ? "" : "alter: {" + alterSection + "}\n"));
         List<String> base = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMb() + "m",
-                "-XX:+UseParallelGC", "-Dlogback.configurationFile=logback.xml", "-cp", System.getProperty("java.class.path"),
+                "-XX:+UseParallelGC", "-Dlogback.configurationFile=logback.xml", "-cp", absoluteClassPath(),
                 "io.sluice.cli.SluiceCommand", "alter", "-c", config.toString(), "-t", DB + ".accounts_sluice"));
         List<String> cmd = new ArrayList<>(base);
         cmd.addAll(List.of("--alter", clause(column)));
@@ -215,6 +215,15 @@ final class AlterPhase {
                 }
             }
         }
+    }
+
+    /** This JVM's class path with every entry absolute: the alter runs in a directory of its own. */
+    private static String absoluteClassPath() {
+        List<String> out = new ArrayList<>();
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            out.add(e.isEmpty() ? e : e.endsWith("*") ? e : Path.of(e).toAbsolutePath().toString());
+        }
+        return String.join(java.io.File.pathSeparator, out);
     }
 
     /** The launcher's heap: half the machine's memory, between 512 MB and 4 GB. */
