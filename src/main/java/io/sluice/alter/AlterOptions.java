@@ -29,11 +29,13 @@ import java.util.Objects;
  * @param copyTimeout     longest the copy may take before the alter fails
  * @param verify          verification settings (its deadline bounds the re-checks before cut-over)
  * @param heartbeat       Debezium heartbeat interval
+ * @param checksumDuringCopy hash the table's key ranges while the copy runs, so the verification before the cut-over
+ *                        hashes the table again only where the stream changed it since ({@code RangeLedger})
  */
 public record AlterOptions(TableId table, String alterClause, Map<String, String> renames, Policy foreignKeys, Policy triggers,
                            boolean allowNarrowing, Duration lockBound, Duration maxLag, int cutOverAttempts, Duration retryBackoff,
                            boolean postponeCutOver, boolean revertWindow, int partitions, Duration copyTimeout, VerifyConfig verify,
-                           Duration heartbeat) {
+                           Duration heartbeat, boolean checksumDuringCopy) {
 
     /** How objects the online change cannot carry are handled. */
     public enum Policy {
@@ -67,7 +69,7 @@ public record AlterOptions(TableId table, String alterClause, Map<String, String
                 policy(v.get(AlterSettings.TRIGGERS)), v.get(AlterSettings.ALLOW_NARROWING), v.get(AlterSettings.LOCK_TIMEOUT),
                 v.get(AlterSettings.MAX_LAG), v.get(AlterSettings.CUTOVER_ATTEMPTS), v.get(AlterSettings.RETRY_BACKOFF), false,
                 v.get(AlterSettings.REVERT_WINDOW), v.get(AlterSettings.PARTITIONS), v.get(AlterSettings.COPY_TIMEOUT), verify,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1), v.get(AlterSettings.CHECKSUM_DURING_COPY));
     }
 
     private static Policy policy(String text) {
@@ -76,41 +78,46 @@ public record AlterOptions(TableId table, String alterClause, Map<String, String
 
     public AlterOptions withRenames(Map<String, String> r) {
         return new AlterOptions(table, alterClause, r, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
     }
 
     public AlterOptions withPolicies(Policy fk, Policy trig) {
         return new AlterOptions(table, alterClause, renames, fk, trig, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
     }
 
     public AlterOptions withAllowNarrowing(boolean allow) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allow, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
     }
 
     public AlterOptions withCutOver(Duration bound, Duration lag, int attempts, Duration backoff) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, bound, lag, attempts,
-                backoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat);
+                backoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
     }
 
     public AlterOptions withPostponeCutOver(boolean postpone) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postpone, revertWindow, partitions, copyTimeout, verify, heartbeat);
+                retryBackoff, postpone, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
     }
 
     public AlterOptions withRevertWindow(boolean on) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, on, partitions, copyTimeout, verify, heartbeat);
+                retryBackoff, postponeCutOver, on, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
     }
 
     public AlterOptions withPartitions(int n) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, n, copyTimeout, verify, heartbeat);
+                retryBackoff, postponeCutOver, revertWindow, n, copyTimeout, verify, heartbeat, checksumDuringCopy);
     }
 
     public AlterOptions withVerify(VerifyConfig v) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, v, heartbeat);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, v, heartbeat, checksumDuringCopy);
+    }
+
+    public AlterOptions withChecksumDuringCopy(boolean on) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, on);
     }
 }

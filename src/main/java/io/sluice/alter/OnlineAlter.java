@@ -6,7 +6,9 @@ import io.sluice.spi.engine.SchemaChange;
 import io.sluice.app.progress.PhaseTracker;
 import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.model.TableId;
+import io.sluice.verify.RangeLedger;
 import io.sluice.verify.VerifyResult;
+import io.sluice.verify.VerifySide;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +76,12 @@ public final class OnlineAlter {
     /** The forward stream once planned, and the source's row estimate: what {@link #copyCount()} reads. */
     private volatile StreamPipeline copying;
     private volatile long estimatedRows;
+    /** Source digests taken beside the copy, the thread taking them, and its stop flag (checked between ranges). */
+    private volatile RangeLedger ledger;
+    private volatile Thread ledgerThread;
+    private volatile boolean ledgerStop;
+    /** What the last verification took from the ledger (null: it hashed both tables throughout). */
+    private volatile RangeLedger.Prior verifiedFrom;
 
     public OnlineAlter(Database db, ConnectRuntime runtime, AlterOptions options) {
         this.db = db;
@@ -165,6 +173,7 @@ public final class OnlineAlter {
                 switched = true;
                 return r;
             } catch (SQLException | InterruptedException | RuntimeException e) {
+                ledgerStop = true;
                 if (phases.phase() != Phase.REVERT_WINDOW && phases.phase() != Phase.DONE && !switched && !tableSwitched(names)) {
                     log.warn("alter of {} stopped ({}); removing its shadow and streams, {} is unchanged", t, e.getMessage(), t);
                     Revert.dropRun(db, ops, state, names, api, kafka);
@@ -181,6 +190,7 @@ public final class OnlineAlter {
         forward.startApplier();
         forward.startStream(options.heartbeat());
         forward.startCopier();
+        startLedger(plan, forward);
         long deadline = System.nanoTime() + options.copyTimeout().toNanos();
         while (!forward.copyDone()) {
             forward.checkHealthy();
@@ -213,7 +223,8 @@ public final class OnlineAlter {
         }
         awaitLag(catchUp, forward);
         phase(Phase.VERIFYING, "comparing " + plan.source().id() + " with " + plan.names().shadow());
-        verify(plan, catchUp);
+        RangeLedger done = stopLedger();
+        verify(plan, catchUp, done, forward);
         while (options.postponeCutOver() && !go.isDone()) {
             phase(Phase.WAITING_FOR_GO, "streaming; cut over on request");
             forward.checkHealthy();
@@ -344,10 +355,11 @@ public final class OnlineAlter {
      * Refuses the cut-over unless the shadow equals the table at one instant ({@link ShadowVerify}); each try
      * blocks writes for at most the lock bound, and is retried like a cut-over attempt.
      */
-    private void verify(AlterPlan plan, CatchUp catchUp) throws SQLException, InterruptedException {
+    private void verify(AlterPlan plan, CatchUp catchUp, RangeLedger ledger, StreamPipeline forward) throws SQLException, InterruptedException {
         Duration backoff = options.retryBackoff();
         for (int i = 1; i <= options.cutOverAttempts(); i++) {
-            Optional<VerifyResult> result = ShadowVerify.verify(db, ops, plan, catchUp, options.lockBound(), options.verify());
+            Optional<VerifyResult> result = ShadowVerify.verify(db, ops, plan, catchUp, options.lockBound(), options.verify(), ledger,
+                    forward::changeEnd, p -> verifiedFrom = p);
             if (result.isPresent()) {
                 if (!result.get().equal()) {
                     throw AlterException.cutOverRefused("cut-over refused: " + plan.names().shadow() + " differs from " + plan.source().id()
@@ -364,6 +376,72 @@ public final class OnlineAlter {
         throw AlterException.cutOverRefused("cut-over refused: " + plan.names().shadow() + " could not be verified: it did not catch up with "
                 + plan.source().id() + " within the lock bound of " + options.lockBound().toMillis() + " ms in " + options.cutOverAttempts()
                 + " tries (lag above the threshold)");
+    }
+
+    /**
+     * Starts hashing the table's key ranges beside the copy ({@link RangeLedger}), when the verification will compare
+     * by hash and {@link AlterOptions#checksumDuringCopy()} is on. It begins once the first chunk is in the shadow: by
+     * then the stream covers every change after the copier's first snapshot (the copier waits for it), so every change
+     * after a digest's snapshot reaches the change topic. A failure only costs the head start (logged).
+     */
+    private void startLedger(AlterPlan plan, StreamPipeline forward) {
+        io.sluice.verify.TablePair pair = ShadowVerify.plannedPair(plan, ops);
+        if (!options.checksumDuringCopy() || options.verify().method().equals("rows") || !pair.sameColumnTypes()) {
+            return;
+        }
+        RangeLedger l = new RangeLedger(pair.source());
+        ledger = l;
+        ledgerStop = false;
+        ledgerThread = new Thread(() -> {
+            try {
+                while (!ledgerStop && forward.rowsCopied() == 0) {
+                    Thread.sleep(100);
+                }
+                long t0 = System.nanoTime();
+                l.walk(VerifySide.of(db.jdbcUrl(), db::open), options.verify().chunkRows(), forward::changeEnd, () -> ledgerStop);
+                log.info("hashed {} ranges ({} rows) of {} during the copy in {} ms", l.size(), l.rows(), options.table(),
+                        (System.nanoTime() - t0) / 1_000_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (SQLException | RuntimeException e) {
+                log.warn("hashing {} during the copy stopped after {} ranges ({}); the verification hashes the rest", options.table(),
+                        l.size(), e.toString());
+            }
+        }, "sluice-alter-checksums");
+        ledgerThread.setDaemon(true);
+        ledgerThread.start();
+    }
+
+    /** Stops the walk between two ranges and returns what it hashed (null when none ran). */
+    private RangeLedger stopLedger() throws InterruptedException {
+        Thread t = ledgerThread;
+        if (t == null) {
+            return null;
+        }
+        ledgerStop = true;
+        t.join();
+        return ledger;
+    }
+
+    /** The ranges hashed during the copy so far (0 when none are), for displays and tests. */
+    public int checksummedRanges() {
+        RangeLedger l = ledger;
+        return l == null ? 0 : l.size();
+    }
+
+    /**
+     * Ranges of the table whose source digest taken during the copy the verification used (the stream had not
+     * changed them since), out of how many it had: {@code {clean, total}}, or {@code {0, 0}} when none was used.
+     */
+    public int[] verifiedFromChecksums() {
+        RangeLedger.Prior p = verifiedFrom;
+        return p == null ? new int[] {0, 0} : new int[] {p.cleanRanges(), p.size()};
+    }
+
+    /** Whether the ranges hashed during the copy cover the whole table (tests act once they do). */
+    public boolean checksumsComplete() {
+        RangeLedger l = ledger;
+        return l != null && l.prior(Map.of()).complete();
     }
 
     /**

@@ -5,6 +5,7 @@ import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.ChecksumChecker;
+import io.sluice.verify.RangeLedger;
 import io.sluice.verify.TablePair;
 import io.sluice.verify.VerifyConfig;
 import io.sluice.verify.VerifyResult;
@@ -20,7 +21,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The verification before cut-over: {@link ChecksumChecker} over the table and its shadow, at one instant at
@@ -47,6 +51,17 @@ final class ShadowVerify {
     /** Empty when the table was not quiet and caught up within the bound (then retry); else the result. */
     static Optional<VerifyResult> verify(Database db, SchemaChange ops, AlterPlan plan, CatchUp catchUp, Duration bound, VerifyConfig config)
             throws SQLException, InterruptedException {
+        return verify(db, ops, plan, catchUp, bound, config, null, null, p -> { });
+    }
+
+    /**
+     * As above, starting from the source digests of {@code ledger} (taken during the copy; null: none): once caught
+     * up, {@code streamEnd} says which ranges the stream changed since their digest, and only those are hashed on the
+     * source again; the shadow is hashed in full (RangeLedger says why that is enough).
+     */
+    static Optional<VerifyResult> verify(Database db, SchemaChange ops, AlterPlan plan, CatchUp catchUp, Duration bound, VerifyConfig config,
+                                         RangeLedger ledger, Supplier<Map<Integer, Long>> streamEnd, Consumer<RangeLedger.Prior> used)
+            throws SQLException, InterruptedException {
         TablePair pair = pair(db, ops, plan);
         try (Connection snapshot = db.open()) {
             if (!snapshotAtEquality(db, ops, plan.source().id(), catchUp, bound, snapshot)) {
@@ -57,11 +72,25 @@ final class ShadowVerify {
                 VerifySide side = VerifySide.of(db.jdbcUrl(), () -> shared);
                 VerifyConfig once = new VerifyConfig(config.chunkRows(), Duration.ZERO, config.recheckInterval(), config.maxDifferences(),
                         1, config.lookupBatch(), config.method(), config.repairRetry());
-                return Optional.of(new ChecksumChecker(side, side, once).verify(List.of(pair)));
+                ChecksumChecker checker = new ChecksumChecker(side, side, once);
+                if (ledger == null || ledger.size() == 0) {
+                    return Optional.of(checker.verify(List.of(pair)));
+                }
+                // Read after the catch-up: every change committed before the snapshot is in the topic by now.
+                RangeLedger.Prior prior = ledger.prior(streamEnd.get());
+                log.info("verify of {}: {} of {} ranges hashed during the copy are unchanged since (their source side is not hashed "
+                        + "again){}", plan.source().id(), prior.cleanRanges(), prior.size(), prior.complete() ? "" : "; the rest is walked as usual");
+                used.accept(prior);
+                return Optional.of(checker.verify(pair, prior));
             } finally {
                 snapshot.rollback();
             }
         }
+    }
+
+    /** The pair the verification compares, without creating anything (whether it hashes, the ledger's columns). */
+    static TablePair plannedPair(AlterPlan plan, SchemaChange ops) {
+        return pairOf(plan, ops).pair;
     }
 
     /**
@@ -89,6 +118,22 @@ final class ShadowVerify {
 
     /** Source columns the shadow receives, under their source names; a view renames them back when the ALTER renamed any. */
     private static TablePair pair(Database db, SchemaChange ops, AlterPlan plan) throws SQLException {
+        Planned p = pairOf(plan, ops);
+        if (p.view != null) {
+            try (Connection c = db.open(); Statement s = c.createStatement()) {
+                ops.dropView(c, plan.names().check());
+                s.execute(p.view);
+            }
+            log.info("comparing renamed columns through the view {}", p.pair.target().id());
+        }
+        return p.pair;
+    }
+
+    /** The compared pair, and the view to create first (null: none). */
+    private record Planned(TablePair pair, String view) {
+    }
+
+    private static Planned pairOf(AlterPlan plan, SchemaChange ops) {
         TableDef source = plan.source();
         List<Column> compared = new ArrayList<>();
         List<Column> target = new ArrayList<>();
@@ -112,14 +157,10 @@ final class ShadowVerify {
                         .append(ops.quote(compared.get(i).name()));
             }
             sql.append(" FROM ").append(ops.qualified(plan.names().shadow()));
-            try (Connection c = db.open(); Statement s = c.createStatement()) {
-                ops.dropView(c, plan.names().check());
-                s.execute(sql.toString());
-            }
             targetId = plan.names().check();
-            log.info("comparing renamed columns through the view {}", targetId);
+            return new Planned(new TablePair(new TableDef(source.id(), compared, key), new TableDef(targetId, target, key)), sql.toString());
         }
-        return new TablePair(new TableDef(source.id(), compared, key), new TableDef(targetId, target, key));
+        return new Planned(new TablePair(new TableDef(source.id(), compared, key), new TableDef(targetId, target, key)), null);
     }
 
     /**

@@ -40,7 +40,7 @@ final class Bench {
     static final Duration HEARTBEAT = Duration.ofSeconds(2);
 
     enum Phase {
-        COPY_PG("copy-pg"), COPY_MARIADB("copy-mariadb"), SWEEP("sweep"), STREAM("stream"), SOAK("soak");
+        COPY_PG("copy-pg"), COPY_MARIADB("copy-mariadb"), SWEEP("sweep"), STREAM("stream"), SOAK("soak"), ALTER("alter");
 
         final String label;
 
@@ -61,7 +61,7 @@ final class Bench {
                     }
                 }
                 if (match == null) {
-                    throw new IllegalArgumentException("--only " + part + ": use copy-pg, copy-mariadb, sweep, stream, soak or all");
+                    throw new IllegalArgumentException("--only " + part + ": use copy-pg, copy-mariadb, sweep, stream, soak, alter or all");
                 }
                 out.add(match);
             }
@@ -77,7 +77,7 @@ final class Bench {
                    long streamBaseRows, double streamSeconds, long streamEvents, int txnSize, int jdbcSinkBatch,
                    boolean fullCompare, Map<String, String> copierSettings, Map<String, String> applierSettings,
                    String sharedBuffers, Map<String, String> debeziumSettings, int workloadThreads, double soakMinutes,
-                   int soakSampleSeconds) {
+                   int soakSampleSeconds, long alterRows, Map<String, String> alterSettings) {
     }
 
     final Options o;
@@ -98,7 +98,7 @@ final class Bench {
     }
 
     Report run() {
-        env = BenchEnv.start(o.workDir(), o.binaryCache(), o.phases().contains(Phase.COPY_MARIADB), o.jdbcSinkPlugin(), o.mode(),
+        env = BenchEnv.start(o.workDir(), o.binaryCache(), o.phases().contains(Phase.COPY_MARIADB) || o.phases().contains(Phase.ALTER), o.jdbcSinkPlugin(), o.mode(),
                 o.sharedBuffers());
         monitor = new ResourceMonitor();
         cpu = new CpuMeter().server("PG source", env.source.pid()).server("PG target", env.target.pid());
@@ -123,6 +123,7 @@ final class Bench {
                         case SWEEP -> new SweepPhase(this).sweep();
                         case STREAM -> new StreamPhase(this).stream();
                         case SOAK -> new SoakPhase(this).soak();
+                        case ALTER -> new AlterPhase(this).alter();
                     }
                 } catch (Exception e) {
                     log.error("phase {} failed", p.label, e);

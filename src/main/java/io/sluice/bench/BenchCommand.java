@@ -28,7 +28,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--rows", defaultValue = "500000", description = "Rows of the copy benchmark tables (default ${DEFAULT-VALUE}; 5000000 for the reference figure).")
     long rows;
 
-    @Option(names = "--only", defaultValue = "all", description = "Phases, comma-separated: copy-pg, copy-mariadb, sweep, stream, soak, "
+    @Option(names = "--only", defaultValue = "all", description = "Phases, comma-separated: copy-pg, copy-mariadb, sweep, stream, soak, alter, "
             + "or all (default: every phase but soak).")
     String only;
 
@@ -121,6 +121,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--soak-sample-seconds", defaultValue = "60", description = "Interval of the soak's series (default ${DEFAULT-VALUE} s).")
     int soakSampleSeconds;
 
+    @Option(names = "--alter-rows", description = "Rows of the online ALTER phase's MariaDB table (default: --rows).")
+    Long alterRows;
+
+    @Option(names = "--alter-set", description = "An alter setting for the alter phase's `sluice alter` runs, key=value (repeatable), "
+            + "e.g. --alter-set checksum-during-copy=false. Default: the CLI's defaults.")
+    Map<String, String> alterSettings = new LinkedHashMap<>();
+
     @Option(names = "--shared-buffers", defaultValue = "2GB", description = "shared_buffers of both PostgreSQL servers and MariaDB's "
             + "InnoDB buffer pool (default ${DEFAULT-VALUE}, as on the reference machine; lower it where memory is short).")
     String sharedBuffers;
@@ -144,7 +151,8 @@ public final class BenchCommand implements Callable<Integer> {
                 sweepCopyRows != null ? sweepCopyRows : Math.min(rows, 500_000), sweepChunkRows, sweepBaseRows, sweepEvents,
                 sweepRowsPerWrite, packets, sweepRowsPerTransaction, streamBaseRows, streamSeconds, streamEvents, txnSize, jdbcSinkBatch,
                 fullCompare != null ? fullCompare : rows <= 100_000, copierSettings, applierSettings, sharedBuffers, debeziumSettings,
-                Math.max(1, workloadThreads), soakMinutes, Math.max(1, soakSampleSeconds));
+                Math.max(1, workloadThreads), soakMinutes, Math.max(1, soakSampleSeconds),
+                alterRows != null ? alterRows : rows, alterSettings);
         Report report = new Bench(options).run();
         System.out.println();
         System.out.println(report.render());

@@ -89,6 +89,21 @@ public final class ChecksumChecker {
         }
     }
 
+    /**
+     * Compares one pair starting from source digests taken earlier ({@link RangeLedger}): where the stream has not
+     * touched a range since, only the target is hashed; the rest is compared as {@link #verify} does. A pair that is
+     * not compared by hash ignores the prior.
+     */
+    public VerifyResult verify(TablePair pair, RangeLedger.Prior prior) {
+        startedNanos = System.nanoTime();
+        rowsChecked.set(0);
+        tablesDone.set(0);
+        tablesTotal = 1;
+        rowsEstimated = estimate(List.of(pair));
+        TableResult r = check(pair, prior);
+        return new VerifyResult(List.of(r), Duration.ofNanos(System.nanoTime() - startedNanos));
+    }
+
     /** A snapshot of the run's progress, for displays that poll. */
     public VerifyProgress progress() {
         long rows = rowsChecked.get();
@@ -113,9 +128,13 @@ public final class ChecksumChecker {
     }
 
     private TableResult check(TablePair pair) {
+        return check(pair, null);
+    }
+
+    private TableResult check(TablePair pair, RangeLedger.Prior prior) {
         TableResult result;
         try {
-            result = new TableCheck(pair, source, target, config, methodFor(pair), listener, repair, this::addRows).run();
+            result = new TableCheck(pair, source, target, config, methodFor(pair), listener, repair, this::addRows, prior).run();
         } catch (IllegalArgumentException e) {
             result = new TableResult(pair.source().id(), pair.target().id(), Method.ROWS, 0, 0, 0, List.of(), 0, e.getMessage(), Duration.ZERO);
         }

@@ -38,9 +38,17 @@ final class TableCheck {
     private final VerifyListener listener;
     private final RepairHook repair;
     private final LongConsumer rowsChecked;
+    /** Source digests taken earlier (hash method only), or null: the first pass walks and hashes both sides. */
+    private final RangeLedger.Prior prior;
 
     TableCheck(TablePair pair, VerifySide source, VerifySide target, VerifyConfig config, Method method,
                VerifyListener listener, RepairHook repair, LongConsumer rowsChecked) {
+        this(pair, source, target, config, method, listener, repair, rowsChecked, null);
+    }
+
+    TableCheck(TablePair pair, VerifySide source, VerifySide target, VerifyConfig config, Method method,
+               VerifyListener listener, RepairHook repair, LongConsumer rowsChecked, RangeLedger.Prior prior) {
+        this.prior = method == Method.HASH ? prior : null;
         this.pair = pair;
         this.sourceSide = source;
         this.targetSide = target;
@@ -151,6 +159,24 @@ final class TableCheck {
         long rows = 0;
         long chunks = 0;
         Object[] lo = null;
+        if (prior != null) {
+            // The earlier ranges tile the key space from its start: the target is hashed in every one of them (it is
+            // what this pass checks), the source only where the stream changed it since its digest (RangeLedger).
+            for (RangeLedger.Range r : prior.ranges()) {
+                SideTable.ChunkHash t = tgt.hash(r.lo(), r.hi());
+                SideTable.ChunkHash s = r.sourceHash() != null ? r.sourceHash() : src.hash(r.lo(), r.hi());
+                rows += s.count();
+                chunks++;
+                rowsChecked.accept(s.count());
+                if (!s.equals(t)) {
+                    pending.add(new Suspect(false, r.lo(), r.hi(), null));
+                }
+                if (r.hi() == null) {
+                    return new long[] {rows, chunks};
+                }
+                lo = r.hi();
+            }
+        }
         while (true) {
             Object[] hi = src.boundAfter(lo, config.chunkRows());
             SideTable.ChunkHash s = src.hash(lo, hi);

@@ -62,7 +62,7 @@ public record TablePair(TableDef source, TableDef target) {
      * same declared type on both sides (so it renders as the same text), and text keys share a collation
      * (so a key range holds the same rows on both sides). The engines are checked by the caller.
      */
-    boolean sameColumnTypes() {
+    public boolean sameColumnTypes() {
         for (int i = 0; i < source.columnCount(); i++) {
             Column s = source.column(i);
             Column t = target.column(i);

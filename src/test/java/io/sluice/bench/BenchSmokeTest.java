@@ -28,14 +28,14 @@ class BenchSmokeTest {
                 binaryCache(), plugin == null || plugin.isBlank() ? null : Path.of(plugin),
                 ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 2,
                 3000, List.of(1000), 500, 1000, List.of(100), List.of(1L << 20), List.of(),
-                1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB", Map.of(), 2, 0.25, 5);
+                1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB", Map.of(), 2, 0.25, 5, 3000, Map.of());
 
         Report report = new Bench(options).run();
 
         assertThat(report.ok()).as(report.render()).isTrue();
         List<String> verified = report.rows().stream().filter(r -> r.what().endsWith("target = source"))
                 .map(Report.Row::section).toList();
-        assertThat(verified).as(report.render()).contains("copy PG→PG", "copy MariaDB→PG", "change stream");
+        assertThat(verified).as(report.render()).contains("copy PG→PG", "copy MariaDB→PG", "change stream", AlterPhase.SECTION);
         assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: copy"));
         assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.section()).startsWith("sweep: apply"));
         assertThat(work.resolve("charts").resolve("sweep-apply.svg")).exists();
@@ -49,6 +49,16 @@ class BenchSmokeTest {
         assertThat(report.rows()).as(report.render()).filteredOn(r -> r.what().equals("Sluice end to end"))
                 .hasSize(2).allSatisfy(r -> assertThat(r.detail()).containsPattern("\\) / \\d"));
         assertThat(Files.readString(work.resolve("charts").resolve("sweep-copy.svg"))).startsWith("<svg");
+        // The alter phase: `sluice alter` in its own JVM as a user runs it, its phases named, against pt-osc when installed.
+        assertThat(report.rows()).as(report.render()).anySatisfy(r -> {
+            assertThat(r.what()).isEqualTo("sluice alter end to end");
+            assertThat(r.detail()).contains("start-up", "copy", "verify", "cut-over", " / ");
+        });
+        if (Baselines.find("pt-online-schema-change") != null) {
+            assertThat(report.rows()).as(report.render()).anySatisfy(r -> assertThat(r.what()).isEqualTo("ratio Sluice / pt-online-schema-change"));
+        } else {
+            assertThat(report.notes()).as(report.render()).anySatisfy(n -> assertThat(n).contains("pt-online-schema-change", "skipped"));
+        }
     }
 
     /**
@@ -61,7 +71,7 @@ class BenchSmokeTest {
         Bench.Options options = new Bench.Options(3000, EnumSet.of(Bench.Phase.SOAK), 500, work.resolve("charts"), work,
                 binaryCache(), null, ServerMode.fromSystem("sluice.test.servers", "SLUICE_TEST_SERVERS"), 1, 3000, 1,
                 3000, List.of(), 500, 1000, List.of(), List.of(), List.of(),
-                1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB", Map.of(), 2, 0.25, 5);
+                1000, 2, 1000, 10, 500, true, Map.of(), Map.of(), "128MB", Map.of(), 2, 0.25, 5, 3000, Map.of());
 
         Report report = new Bench(options).run();
 
