@@ -242,6 +242,7 @@ class TypeMatrixTest {
                 new Case("t_hstore", "hstore", List.of("'\"a\"=>\"1\", \"b\"=>NULL, \"c d\"=>\"e\\\"f\"'", "''"), null),
                 new Case("t_user_range", "floatrange", List.of("'[1.5,2.5)'", "'empty'", "'(,-0.1]'"), null),
                 new Case("t_user_range_array", "moodrange[]", List.of("ARRAY['[sad,happy]'::moodrange, NULL]"), null),
+                new Case("t_user_multirange", "floatmultirange", List.of("'{[1.5,2.5), [3,4]}'", "'{}'"), null),
                 new Case("t_domain_array", "intlist", List.of("'{1,NULL}'"), null),
                 new Case("t_domain_range", "posrange", List.of("'[1,5)'"), null),
                 new Case("t_domain_elem_array", "smallpos[]", List.of("'{1,NULL,3}'", "'{}'"), null),

@@ -13,7 +13,7 @@ import java.util.Set;
  * write casts the text to it. Two families:
  * <ul>
  *   <li>containers: arrays (of any element type, any number of dimensions, with NULL elements and lower bounds),
- *       ranges (built-in and user-defined), the built-in multiranges, composite types and {@code hstore};</li>
+ *       ranges and multiranges (built-in and user-defined), composite types and {@code hstore};</li>
  *   <li>built-in scalars with no value kind of their own in the row model ({@link #SCALARS}): interval, money,
  *       tsvector, tsquery, bit/varbit, "char", pg_lsn and the geometric types.</li>
  * </ul>
@@ -29,7 +29,7 @@ import java.util.Set;
  * either form back as the same instant. These types are never keys: their order and equality are PostgreSQL's alone.
  */
 final class PgTextForm {
-    /** The built-in range and multirange types (user-defined ones are created on the target, PgUserTypes). */
+    /** The built-in range and multirange types; user-defined ones are created on the target (PgUserTypes). */
     static final Set<String> RANGES = Set.of("int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange",
             "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange");
 
@@ -64,15 +64,6 @@ final class PgTextForm {
     static boolean carries(String typcategory, String typtype, String typname) {
         return "A".equals(typcategory) || "r".equals(typtype) || "m".equals(typtype) || "c".equals(typtype)
                 || "hstore".equals(typname) || SCALARS.contains(typname);
-    }
-
-    /** Why a type {@link #carries} cannot travel after all, or null. */
-    static String refusal(String typtype, String typname, String nativeType) {
-        if ("m".equals(typtype) && !RANGES.contains(typname)) {
-            return "has the multirange type " + nativeType + " of a user-defined range type, which Sluice does not create on a "
-                    + "target yet (the range type itself is carried); exclude the table, or change the column to an array of the range type";
-        }
-        return null;
     }
 
     static boolean isTextForm(Column column) {

@@ -39,11 +39,12 @@ final class PgUserTypes {
 
     /**
      * Whether a type ({@code pg_type.typtype}, {@code typname}) is one a target gets from the source's definition:
-     * an enum, domain, composite or user-defined range type (the built-in ranges, {@link PgTextForm#RANGES}, are
-     * named as {@code format_type} spells them).
+     * an enum, domain, composite or user-defined range type, or such a range's multirange, created with it (the
+     * built-in ranges and multiranges, {@link PgTextForm#RANGES}, are named as {@code format_type} spells them).
      */
     static boolean isCreated(String typtype, String typname) {
-        return "e".equals(typtype) || "d".equals(typtype) || "c".equals(typtype) || "r".equals(typtype) && !PgTextForm.RANGES.contains(typname);
+        return "e".equals(typtype) || "d".equals(typtype) || "c".equals(typtype)
+                || ("r".equals(typtype) || "m".equals(typtype)) && !PgTextForm.RANGES.contains(typname);
     }
 
     /** A column of an enum, domain, composite or user-defined range type of the source, or of an array of one. */
@@ -92,6 +93,11 @@ final class PgUserTypes {
     }
 
     private static void add(Connection c, String type, Map<String, String> out) throws SQLException {
+        String range = rangeOf(c, type);
+        if (range != null) {
+            add(c, range, out);   // a multirange is created with its range type
+            return;
+        }
         if (out.containsKey(type)) {
             return;
         }
@@ -101,6 +107,18 @@ final class PgUserTypes {
         }
         out.remove(type);
         out.put(type, ddl(c, type));
+    }
+
+    /** The range type whose multirange {@code type} is, or null. */
+    private static String rangeOf(Connection c, String type) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT n.nspname, t.typname FROM pg_catalog.pg_range r JOIN pg_catalog.pg_type t ON t.oid = r.rngtypid
+                JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE r.rngmultitypid = to_regtype(?)""")) {
+            ps.setString(1, type);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? qualifiedName(rs.getString(1), rs.getString(2)) : null;
+            }
+        }
     }
 
     /**
@@ -115,7 +133,7 @@ final class PgUserTypes {
 
     /** SQL: type {@code x} is one {@link #isCreated} (built-in types, the ranges among them, have OIDs below 16384). */
     private static String created(String x) {
-        return "(" + x + ".typtype IN ('e', 'd', 'c') OR " + x + ".typtype = 'r' AND " + x + ".oid >= 16384)";
+        return "(" + x + ".typtype IN ('e', 'd', 'c') OR " + x + ".typtype IN ('r', 'm') AND " + x + ".oid >= 16384)";
     }
 
     private static String quoted(String t) {

@@ -178,9 +178,6 @@ public class PostgresSourceDialect implements SourceDialect {
         boolean textForm = PgTextForm.carries(rs.getString(7), typtype, typname);
         ValueKind kind = textForm ? ValueKind.NATIVE_TEXT : PostgresTypes.kindOf(typname, typtype);
         String refusal = PgColumnRefusals.reason(typname, rs.getString(11));
-        if (refusal == null && textForm) {
-            refusal = PgTextForm.refusal(typtype, typname, nativeType);
-        }
         if (refusal != null) {
             throw new PlanException("column " + table + "." + name + " " + refusal);
         }

@@ -300,9 +300,10 @@ class PostgresSourceDialectTest {
         }
         exec("CREATE TYPE ct.floatrange AS RANGE (subtype = float8, subtype_diff = float8mi)",
                 "CREATE TYPE ct.moodrange AS RANGE (subtype = ct.mood)",
-                "CREATE TABLE ct_ranges (id int PRIMARY KEY, f ct.floatrange, m ct.moodrange[])");
+                "CREATE TABLE ct_ranges (id int PRIMARY KEY, fm ct.floatmultirange, f ct.floatrange, m ct.moodrange[])");
         TableDef ranges = describe("ct_ranges");
-        assertThat(ranges.columns().subList(1, 3)).extracting(Column::nativeType).containsExactly("\"ct\".\"floatrange\"", "\"ct\".\"moodrange\"[]");
+        assertThat(ranges.columns().subList(1, 4)).extracting(Column::nativeType)
+                .containsExactly("\"ct\".\"floatmultirange\"", "\"ct\".\"floatrange\"", "\"ct\".\"moodrange\"[]");
         java.util.Map<String, String> rangeTypes = dialect.typeDefinitions(factory.open(), ranges);
         assertThat(rangeTypes).containsExactly(
                 java.util.Map.entry("\"ct\".\"floatrange\"", "CREATE TYPE \"ct\".\"floatrange\" AS RANGE (SUBTYPE = double precision, "
