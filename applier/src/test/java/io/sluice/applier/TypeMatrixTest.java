@@ -246,11 +246,14 @@ class TypeMatrixTest {
                 new Case("t_domain_array", "intlist", List.of("'{1,NULL}'"), null),
                 new Case("t_domain_range", "posrange", List.of("'[1,5)'"), null),
                 new Case("t_domain_elem_array", "smallpos[]", List.of("'{1,NULL,3}'", "'{}'"), null),
+                new Case("t_domain_nested", "smallpos2", List.of("7"), null),
+                new Case("t_domain_nested_money", "dmoney2", List.of("'12.34'", "'-0.01'"), null),
                 new Case("t_composite_users", "tagged", List.of("ROW('happy', ROW(1, 'x'), '{2,NULL}')", "ROW(NULL, NULL, NULL)"), null));
         List<String> source = List.of("CREATE EXTENSION IF NOT EXISTS hstore", "CREATE TYPE mood AS ENUM ('sad', 'happy')",
                 "CREATE TYPE pair AS (a int, b text)", "CREATE TYPE wrap AS (p pair, tags text[])",
                 "CREATE DOMAIN intlist AS int[]", "CREATE DOMAIN posrange AS int4range CHECK (NOT isempty(VALUE))",
                 "CREATE DOMAIN smallpos AS smallint CHECK (VALUE > 0)", "CREATE TYPE tagged AS (m mood, p pair, s smallpos[])",
+                "CREATE DOMAIN smallpos2 AS smallpos", "CREATE DOMAIN dmoney AS money", "CREATE DOMAIN dmoney2 AS dmoney",
                 "CREATE TYPE floatrange AS RANGE (subtype = float8)", "CREATE TYPE moodrange AS RANGE (subtype = mood)");
         List<Cell> cells = new TypeMatrix("types_pg_pg_native", true).run(cases, source, List.of());
         record("PostgreSQL → PostgreSQL: arrays, ranges, composites, hstore", cases, cells);

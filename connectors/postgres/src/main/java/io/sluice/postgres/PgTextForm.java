@@ -102,11 +102,11 @@ final class PgTextForm {
             return interval(quoted);
         }
         if (PgUserTypes.isUserType(column) && !n.endsWith("[]")) {
-            // A domain over money or interval is spelled as its base type is; the plan names the domain only, so the
-            // base is looked up once per query (an init plan). Each branch reads the value through its text, which
+            // A domain over money or interval (or over a domain over them) is spelled as its base type is; the plan
+            // names the domain only, so the base is looked up once per query (an init plan). Each branch reads the value through its text, which
             // parses as any base type: a branch that does not apply is never run, but must be valid for every type.
             String type = column.nativeType().replace("'", "''");
-            String base = "(SELECT typbasetype FROM pg_catalog.pg_type WHERE oid = '" + type + "'::regtype)";
+            String base = "(" + PgUserTypes.rootType("'" + type + "'::regtype::oid") + ")";
             return "CASE " + base + " WHEN 'money'::regtype THEN " + money("(" + quoted + "::text::money)")
                     + " WHEN 'interval'::regtype THEN " + interval("(" + quoted + "::text::interval)") + " ELSE " + quoted + "::text END";
         }

@@ -109,6 +109,16 @@ final class PgUserTypes {
         out.put(type, ddl(c, type));
     }
 
+    /**
+     * SQL selecting the OID of the type a domain is over at the end of its chain (a domain may be over another
+     * domain), or the type itself when it is no domain.
+     */
+    static String rootType(String oid) {
+        return "WITH RECURSIVE chain(oid, depth) AS (SELECT " + oid + ", 0 UNION ALL SELECT d.typbasetype, chain.depth + 1 "
+                + "FROM chain JOIN pg_catalog.pg_type d ON d.oid = chain.oid WHERE d.typtype = 'd') "
+                + "SELECT oid FROM chain ORDER BY depth DESC LIMIT 1";
+    }
+
     /** The range type whose multirange {@code type} is, or null. */
     private static String rangeOf(Connection c, String type) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("""

@@ -92,12 +92,13 @@ public class PostgresSourceDialect implements SourceDialect {
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
-            JOIN pg_catalog.pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+            JOIN LATERAL (%s) root ON true
+            JOIN pg_catalog.pg_type bt ON bt.oid = root.oid
             LEFT JOIN pg_catalog.pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
             LEFT JOIN pg_catalog.pg_namespace etn ON etn.oid = et.typnamespace
             LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation
             WHERE n.nspname = ? AND c.relname = ?
-            ORDER BY a.attnum""";
+            ORDER BY a.attnum""".formatted(PgUserTypes.rootType("t.oid"));
 
     // Unique btree indexes without predicates or expressions, primary key first, then the narrowest.
     private static final String KEYS_SQL = """

@@ -236,18 +236,25 @@ class PostgresSourceDialectTest {
     @Test
     void domainsOverTextCarriedScalarsKeepTheDomainAndReadAsTheBase() throws Exception {
         exec("CREATE DOMAIN div AS interval CHECK (VALUE > '-10 years')", "CREATE DOMAIN dmoney AS money",
-                "CREATE DOMAIN \"d'tsv\" AS tsvector",
-                "CREATE TABLE dcarried (id int PRIMARY KEY, iv div, m dmoney, t \"d'tsv\")",
-                "INSERT INTO dcarried VALUES (1, '1 year 2 mons 3 days 04:05:06.789', '-90071992547409.91', 'a fat:2B cat')");
+                "CREATE DOMAIN \"d'tsv\" AS tsvector", "CREATE DOMAIN dmoney2 AS dmoney", "CREATE DOMAIN posint2 AS int CHECK (VALUE > 0)",
+                "CREATE DOMAIN dint2 AS posint2",
+                "CREATE TABLE dcarried (id int PRIMARY KEY, iv div, m dmoney, t \"d'tsv\", m2 dmoney2, i2 dint2)",
+                "INSERT INTO dcarried VALUES (1, '1 year 2 mons 3 days 04:05:06.789', '-90071992547409.91', 'a fat:2B cat', "
+                        + "'12.34', 7)");
         TableDef def = describe("dcarried");
-        assertThat(def.columns().subList(1, 4)).extracting(Column::kind).containsOnly(ValueKind.NATIVE_TEXT);
-        assertThat(def.columns().subList(1, 4)).extracting(Column::nativeType)
-                .containsExactly("\"public\".\"div\"", "\"public\".\"dmoney\"", "\"public\".\"d'tsv\"");
+        assertThat(def.columns().subList(1, 5)).extracting(Column::kind).containsOnly(ValueKind.NATIVE_TEXT);
+        assertThat(def.column(5).kind()).isEqualTo(ValueKind.INT);   // a domain over a domain over int
+        assertThat(def.columns().subList(1, 6)).extracting(Column::nativeType)
+                .containsExactly("\"public\".\"div\"", "\"public\".\"dmoney\"", "\"public\".\"d'tsv\"", "\"public\".\"dmoney2\"",
+                        "\"public\".\"dint2\"");
         assertThat(PgTypeMapping.targetType(def.id(), def.column(1))).isEqualTo("\"public\".\"div\"");
         assertThat(serverRows(def).get(0)).containsExactly(1L, "14 mons 3 days 14706789000 microseconds", "-90071992547409.91",
-                "'a' 'cat' 'fat':2B");
-        assertThat(dialect.typeDefinitions(factory.open(), def)).containsEntry("\"public\".\"div\"",
+                "'a' 'cat' 'fat':2B", "12.34", 7L);
+        java.util.Map<String, String> types = dialect.typeDefinitions(factory.open(), def);
+        assertThat(types).containsEntry("\"public\".\"div\"",
                 "CREATE DOMAIN \"public\".\"div\" AS interval CONSTRAINT div_check CHECK ((VALUE > '-10 years'::interval))");
+        assertThat(types.keySet()).containsSubsequence("\"public\".\"dmoney\"", "\"public\".\"dmoney2\"")
+                .containsSubsequence("\"public\".\"posint2\"", "\"public\".\"dint2\"");
         try (Connection c = factory.open(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT oid, typname FROM pg_type WHERE typname IN ('interval', 'money', 'tsvector', "
                      + "'tsquery', 'bit', 'varbit', 'char', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle', 'pg_lsn', 'name')")) {
