@@ -4,6 +4,7 @@ import io.sluice.spi.model.Column;
 import io.sluice.spi.model.ValueKind;
 
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -12,7 +13,7 @@ import java.util.Set;
  * write casts the text to it. Two families:
  * <ul>
  *   <li>containers: arrays (of any element type, any number of dimensions, with NULL elements and lower bounds),
- *       ranges and multiranges of the built-in subtypes, composite types and {@code hstore};</li>
+ *       ranges and multiranges (built-in and user-defined), composite types and {@code hstore};</li>
  *   <li>built-in scalars with no value kind of their own in the row model ({@link #SCALARS}): interval, money,
  *       tsvector, tsquery, bit/varbit, "char", pg_lsn and the geometric types.</li>
  * </ul>
@@ -28,13 +29,23 @@ import java.util.Set;
  * either form back as the same instant. These types are never keys: their order and equality are PostgreSQL's alone.
  */
 final class PgTextForm {
-    /** Range and multirange types Debezium's change events can tell apart by name (user-defined ones it cannot). */
+    /** The built-in range and multirange types; user-defined ones are created on the target (PgUserTypes). */
     static final Set<String> RANGES = Set.of("int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange",
             "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange");
 
     /** {@code pg_type.typname} of each built-in scalar type carried as its text. */
     static final Set<String> SCALARS = Set.of("interval", "money", "tsvector", "tsquery", "bit", "varbit", "char",
             "point", "line", "lseg", "box", "path", "polygon", "circle", "pg_lsn");
+
+    /**
+     * The fixed OIDs ({@code pg_type.oid}, the same in every PostgreSQL database) of {@link #SCALARS} and
+     * {@code name}: a domain's column in a change event carries its base type's OID, not its name.
+     */
+    static final Map<Integer, String> SCALAR_OIDS = Map.ofEntries(Map.entry(1186, "interval"), Map.entry(790, "money"),
+            Map.entry(3614, "tsvector"), Map.entry(3615, "tsquery"), Map.entry(1560, "bit"), Map.entry(1562, "varbit"),
+            Map.entry(18, "char"), Map.entry(600, "point"), Map.entry(628, "line"), Map.entry(601, "lseg"),
+            Map.entry(603, "box"), Map.entry(602, "path"), Map.entry(604, "polygon"), Map.entry(718, "circle"),
+            Map.entry(3220, "pg_lsn"), Map.entry(19, "name"));
 
     /**
      * Types whose values the row model already holds (as STRING or INT) and which a PostgreSQL source's column keeps
@@ -53,15 +64,6 @@ final class PgTextForm {
     static boolean carries(String typcategory, String typtype, String typname) {
         return "A".equals(typcategory) || "r".equals(typtype) || "m".equals(typtype) || "c".equals(typtype)
                 || "hstore".equals(typname) || SCALARS.contains(typname);
-    }
-
-    /** Why a type {@link #carries} cannot travel after all, or null. */
-    static String refusal(String typtype, String typname, String nativeType) {
-        if (("r".equals(typtype) || "m".equals(typtype)) && !RANGES.contains(typname)) {
-            return "has the user-defined range type " + nativeType + ", which Debezium's change events do not carry "
-                    + "(only the built-in ranges); exclude the table, or change the column to a built-in range type";
-        }
-        return null;
     }
 
     static boolean isTextForm(Column column) {
@@ -94,14 +96,32 @@ final class PgTextForm {
         }
         String n = column.nativeType().toLowerCase(Locale.ROOT);
         if (n.equals("money")) {
-            return quoted + "::numeric::text";
+            return money(quoted);
         }
         if (n.equals("interval")) {
-            String q = quoted;
-            return "(extract(year from " + q + ") * 12 + extract(month from " + q + "))::bigint || ' mons ' || extract(day from "
-                    + q + ")::bigint || ' days ' || (extract(hour from " + q + ") * 3600000000 + extract(minute from " + q
-                    + ") * 60000000 + extract(microseconds from " + q + "))::bigint || ' microseconds'";
+            return interval(quoted);
+        }
+        if (PgUserTypes.isUserType(column) && !n.endsWith("[]")) {
+            // A domain over money or interval (or over a domain over them) is spelled as its base type is; the plan
+            // names the domain only, so the base is looked up once per query (an init plan). Each branch reads the value through its text, which
+            // parses as any base type: a branch that does not apply is never run, but must be valid for every type.
+            String type = column.nativeType().replace("'", "''");
+            String base = "(" + PgUserTypes.rootType("'" + type + "'::regtype::oid") + ")";
+            return "CASE " + base + " WHEN 'money'::regtype THEN " + money("(" + quoted + "::text::money)")
+                    + " WHEN 'interval'::regtype THEN " + interval("(" + quoted + "::text::interval)") + " ELSE " + quoted + "::text END";
         }
         return quoted + "::text";
+    }
+
+    /** money as its number: its text follows {@code lc_monetary}. */
+    private static String money(String q) {
+        return q + "::numeric::text";
+    }
+
+    /** interval as its three fields, months, days and microseconds: its text follows {@code IntervalStyle}. */
+    private static String interval(String q) {
+        return "(extract(year from " + q + ") * 12 + extract(month from " + q + "))::bigint || ' mons ' || extract(day from "
+                + q + ")::bigint || ' days ' || (extract(hour from " + q + ") * 3600000000 + extract(minute from " + q
+                + ") * 60000000 + extract(microseconds from " + q + "))::bigint || ' microseconds'";
     }
 }

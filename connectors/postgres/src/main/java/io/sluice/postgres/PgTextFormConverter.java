@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Types;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * A Debezium custom converter, registered by {@link PostgresStream}, that emits the columns {@link PgTextForm}
@@ -31,6 +32,10 @@ import java.util.Properties;
  * text unchanged; a {@link PGInterval}; the driver's geometric objects (whose own text holds the same doubles); money
  * as an exact decimal (the copy reads {@code money::numeric}, the same digits).
  *
+ * <p>A domain's column is told by its base type: Debezium names the domain as the column's type, but gives the
+ * base type's OID as its native type and resolves the value as the base type's, so a domain over interval or money
+ * is handled as interval or money (the built-in scalars have fixed OIDs, {@link PgTextForm#SCALAR_OIDS}).
+ *
  * <p>An unchanged TOASTed value (any of them: arrays, hstore, tsvector, varbit…) arrives as Debezium's marker object
  * and leaves as {@code unavailable.value.placeholder}, which the applier reads as "keep the target's value". A NOT
  * NULL column without a value (the old row of a DELETE under {@code REPLICA IDENTITY DEFAULT}) gets an empty
@@ -45,7 +50,8 @@ public class PgTextFormConverter implements CustomConverter<SchemaBuilder, Relat
 
     @Override
     public void converterFor(RelationalColumn column, ConverterRegistration<SchemaBuilder> registration) {
-        if (!handles(column.jdbcType(), column.typeName())) {
+        if (!handles(column.jdbcType(), column.typeName()) && !PgTextForm.SCALAR_OIDS.containsKey(column.nativeType())
+                && !isUserDefined(column.jdbcType(), column.nativeType(), column.typeName())) {
             return;
         }
         SchemaBuilder schema = SchemaBuilder.string();
@@ -65,6 +71,23 @@ public class PgTextFormConverter implements CustomConverter<SchemaBuilder, Relat
         }
         return jdbcType == Types.ARRAY || jdbcType == Types.STRUCT || t.startsWith("_") || t.endsWith("[]")
                 || PgTextForm.RANGES.contains(t) || t.equals("hstore") || PgTextForm.SCALARS.contains(t) || t.equals("name");
+    }
+
+    /**
+     * Extension types Debezium's connector knows by name (in its type registry) and converts itself; the plan
+     * refuses or keeps them as it does.
+     */
+    private static final Set<String> DEBEZIUM_NAMED = Set.of("citext", "ltree", "isbn", "geometry", "geography", "vector",
+            "halfvec", "sparsevec");
+
+    /**
+     * A type created in the source database (its OID at or above 16384, where built-in types end) that Debezium
+     * knows only as "other": a user-defined range type, whose value it resolves to its output text only with
+     * {@code include.unknown.datatypes} and then hands on as bytes. Enums, composites, arrays and domains have JDBC
+     * types of their own (a domain its base type's).
+     */
+    static boolean isUserDefined(int jdbcType, int oid, String typeName) {
+        return jdbcType == Types.OTHER && oid >= 16384 && !DEBEZIUM_NAMED.contains(typeName.toLowerCase(Locale.ROOT));
     }
 
     static String text(Object v) {

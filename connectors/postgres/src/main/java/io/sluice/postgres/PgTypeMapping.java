@@ -17,7 +17,8 @@ import io.sluice.spi.model.ValueKind;
  *   <li>a PostgreSQL source's types carried as their text ({@link PgTextForm}: arrays, ranges, composites, hstore,
  *       interval, money, bit, geometric…) and the built-in types the row model holds as text or integers (inet,
  *       xml, oid…) keep their declared type;</li>
- *   <li>a PostgreSQL source's enums and domains keep their type, which the applier creates on the target first;</li>
+ *   <li>a PostgreSQL source's enum, domain, composite and range types keep their type, which the applier creates on
+ *       the target first;</li>
  *   <li>MariaDB enum/set and other text-like types → text (the source already validated them);</li>
  *   <li>MariaDB/MySQL bit(n&gt;1) → bit(n); the geometry family → bytea holding WKB (EWKB when
  *       the SRID is not 0; see {@link PgMySqlValues});</li>
@@ -32,7 +33,7 @@ final class PgTypeMapping {
     static String targetType(TableId table, Column c) {
         String n = PostgresTargetDialect.lower(c.nativeType());
         if (PgUserTypes.isUserType(c)) {
-            return c.nativeType();   // a PostgreSQL source's enum or domain, created on the target first (PgUserTypes)
+            return c.nativeType();   // a PostgreSQL source's user type (or an array of one), created on the target first (PgUserTypes)
         }
         String declared = PgTextForm.declaredType(c);
         if (declared != null) {

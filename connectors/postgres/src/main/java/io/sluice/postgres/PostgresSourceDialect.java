@@ -86,16 +86,19 @@ public class PostgresSourceDialect implements SourceDialect {
     private static final String COLUMNS_SQL = """
             SELECT a.attname, a.attnotnull, format_type(a.atttypid, NULL), a.atttypmod, bt.typname, bt.typtype,
                    bt.typcategory, co.collname, COALESCE(co.collisdeterministic, true), c.relkind,
-                   a.attgenerated, t.typtype, tn.nspname, t.typname
+                   a.attgenerated, t.typtype, tn.nspname, t.typname, et.typtype, etn.nspname, et.typname
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
-            JOIN pg_catalog.pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+            JOIN LATERAL (%s) root ON true
+            JOIN pg_catalog.pg_type bt ON bt.oid = root.oid
+            LEFT JOIN pg_catalog.pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
+            LEFT JOIN pg_catalog.pg_namespace etn ON etn.oid = et.typnamespace
             LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation
             WHERE n.nspname = ? AND c.relname = ?
-            ORDER BY a.attnum""";
+            ORDER BY a.attnum""".formatted(PgUserTypes.rootType("t.oid"));
 
     // Unique btree indexes without predicates or expressions, primary key first, then the narrowest.
     private static final String KEYS_SQL = """
@@ -167,21 +170,15 @@ public class PostgresSourceDialect implements SourceDialect {
         boolean notNull = rs.getBoolean(2);
         String typname = rs.getString(5);
         String typtype = rs.getString(6);
-        boolean userType = "e".equals(rs.getString(12)) || "d".equals(rs.getString(12));
-        // an enum or domain is named schema-qualified and quoted, so a PostgreSQL target recreates and declares it (PgUserTypes)
-        String nativeType = userType ? PgUserTypes.qualifiedName(rs.getString(13), rs.getString(14)) : rs.getString(3);
+        // an enum, domain, composite or user-defined range type, or an array of one, is named schema-qualified and quoted, so a PostgreSQL
+        // target recreates and declares it (PgUserTypes)
+        String nativeType = PgUserTypes.isCreated(rs.getString(12), rs.getString(14)) ? PgUserTypes.qualifiedName(rs.getString(13), rs.getString(14))
+                : PgUserTypes.isCreated(rs.getString(15), rs.getString(17)) ? PgUserTypes.qualifiedName(rs.getString(16), rs.getString(17)) + "[]"
+                : rs.getString(3);
         int typmod = rs.getInt(4);
-        if ("d".equals(rs.getString(12)) && PgTextForm.SCALARS.contains(typname)) {
-            // the copy's spelling of money and interval, and the stream's converter, go by the base type's name
-            throw new PlanException("column " + table + "." + name + " has the domain type " + nativeType + " over " + typname
-                    + ", which Sluice cannot carry yet; exclude the table or change the column's type to " + typname);
-        }
         boolean textForm = PgTextForm.carries(rs.getString(7), typtype, typname);
         ValueKind kind = textForm ? ValueKind.NATIVE_TEXT : PostgresTypes.kindOf(typname, typtype);
         String refusal = PgColumnRefusals.reason(typname, rs.getString(11));
-        if (refusal == null && textForm) {
-            refusal = PgTextForm.refusal(typtype, typname, nativeType);
-        }
         if (refusal != null) {
             throw new PlanException("column " + table + "." + name + " " + refusal);
         }

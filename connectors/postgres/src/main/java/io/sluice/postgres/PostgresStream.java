@@ -87,9 +87,9 @@ public final class PostgresStream {
         c.put("binary.handling.mode", "bytes");
         c.put("interval.handling.mode", "string");
         c.put("unavailable.value.placeholder", ChangeEventDecoder.DEFAULT_PLACEHOLDER);
-        // on for composites, multiranges, tsvector, tsquery, pg_lsn and name, which Debezium resolves to their text only
-        // then (PgTextFormConverter; with false they are NULL); a table with a column of a type Sluice does not carry
-        // is refused before streaming, so no other value rides on it
+        // on for composites, multiranges, user-defined ranges, tsvector, tsquery, pg_lsn and name, which Debezium
+        // resolves to their text only then (PgTextFormConverter; with false they are NULL); a table with a column of a
+        // type Sluice does not carry is refused before streaming, so no other value rides on it
         c.put("include.unknown.datatypes", "true");
         // numeric exactly (its scale kept) and NaN/±Infinity stopped by name, not turned into NULL
         c.put("converters", "sluiceNumeric,sluiceText");

@@ -177,7 +177,8 @@ public final class PostgresTargetDialect implements TargetDialect {
 
     /**
      * Declared types the created table keeps ({@link PgTextForm#declaredType}) must exist in the target database;
-     * enums and domains are exempt, {@link #ensureTypes} creates them from the source's definitions.
+     * enum, domain, composite and range types (and arrays of them) are exempt, {@link #ensureTypes} creates them
+     * from the source's definitions.
      */
     @Override
     public List<String> typeProblems(Connection c, TableDef source, TableId target) throws SQLException {

@@ -229,6 +229,105 @@ class PostgresSourceDialectTest {
         }
     }
 
+    /**
+     * A domain over a type carried as its text (interval, money, tsvector) keeps the domain and is read as its base
+     * type is spelled on the stream; the stream's converter tells it by the base type's OID, which change events carry.
+     */
+    @Test
+    void domainsOverTextCarriedScalarsKeepTheDomainAndReadAsTheBase() throws Exception {
+        exec("CREATE DOMAIN div AS interval CHECK (VALUE > '-10 years')", "CREATE DOMAIN dmoney AS money",
+                "CREATE DOMAIN \"d'tsv\" AS tsvector", "CREATE DOMAIN dmoney2 AS dmoney", "CREATE DOMAIN posint2 AS int CHECK (VALUE > 0)",
+                "CREATE DOMAIN dint2 AS posint2",
+                "CREATE TABLE dcarried (id int PRIMARY KEY, iv div, m dmoney, t \"d'tsv\", m2 dmoney2, i2 dint2)",
+                "INSERT INTO dcarried VALUES (1, '1 year 2 mons 3 days 04:05:06.789', '-90071992547409.91', 'a fat:2B cat', "
+                        + "'12.34', 7)");
+        TableDef def = describe("dcarried");
+        assertThat(def.columns().subList(1, 5)).extracting(Column::kind).containsOnly(ValueKind.NATIVE_TEXT);
+        assertThat(def.column(5).kind()).isEqualTo(ValueKind.INT);   // a domain over a domain over int
+        assertThat(def.columns().subList(1, 6)).extracting(Column::nativeType)
+                .containsExactly("\"public\".\"div\"", "\"public\".\"dmoney\"", "\"public\".\"d'tsv\"", "\"public\".\"dmoney2\"",
+                        "\"public\".\"dint2\"");
+        assertThat(PgTypeMapping.targetType(def.id(), def.column(1))).isEqualTo("\"public\".\"div\"");
+        assertThat(serverRows(def).get(0)).containsExactly(1L, "14 mons 3 days 14706789000 microseconds", "-90071992547409.91",
+                "'a' 'cat' 'fat':2B", "12.34", 7L);
+        java.util.Map<String, String> types = dialect.typeDefinitions(factory.open(), def);
+        assertThat(types).containsEntry("\"public\".\"div\"",
+                "CREATE DOMAIN \"public\".\"div\" AS interval CONSTRAINT div_check CHECK ((VALUE > '-10 years'::interval))");
+        assertThat(types.keySet()).containsSubsequence("\"public\".\"dmoney\"", "\"public\".\"dmoney2\"")
+                .containsSubsequence("\"public\".\"posint2\"", "\"public\".\"dint2\"");
+        try (Connection c = factory.open(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT oid, typname FROM pg_type WHERE typname IN ('interval', 'money', 'tsvector', "
+                     + "'tsquery', 'bit', 'varbit', 'char', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle', 'pg_lsn', 'name')")) {
+            java.util.Map<Integer, String> oids = new java.util.HashMap<>();
+            while (rs.next()) {
+                oids.put(rs.getInt(1), rs.getString(2));
+            }
+            assertThat(oids).isEqualTo(PgTextForm.SCALAR_OIDS);
+        }
+    }
+
+    /**
+     * Composite types, and arrays of enums, domains and composites, get their types created on a target that lacks
+     * them, each type before the ones using it; an existing one with another definition is refused naming both.
+     */
+    @Test
+    void compositesAndArraysOfUserTypesAreCreatedInOrderOrRefusedByName() throws Exception {
+        exec("CREATE SCHEMA ct", "CREATE TYPE ct.mood AS ENUM ('sad', 'happy')", "CREATE DOMAIN ct.pos AS int CHECK (VALUE > 0)",
+                "CREATE TYPE ct.pair AS (a int, \"B b\" varchar(5) COLLATE \"C\")",
+                "CREATE TYPE ct.tagged AS (m ct.mood, p ct.pair, s ct.pos[], n numeric(4,1))",
+                "CREATE TABLE ct_cols (id int PRIMARY KEY, ms ct.mood[], ps ct.pos[], t ct.tagged, ts ct.tagged[][])",
+                "INSERT INTO ct_cols VALUES (1, '{happy,NULL}', '{1,2}', ROW('sad', ROW(1, 'x'), '{3}', 1.5), "
+                        + "ARRAY[ROW('happy', NULL, NULL, NULL)::ct.tagged])");
+        TableDef def = describe("ct_cols");
+        assertThat(def.columns().subList(1, 5)).extracting(Column::nativeType).containsExactly("\"ct\".\"mood\"[]",
+                "\"ct\".\"pos\"[]", "\"ct\".\"tagged\"", "\"ct\".\"tagged\"[]");
+        java.util.Map<String, String> types = dialect.typeDefinitions(factory.open(), def);
+        assertThat(types.keySet()).containsExactly("\"ct\".\"mood\"", "\"ct\".\"pos\"", "\"ct\".\"pair\"", "\"ct\".\"tagged\"");
+        assertThat(types.get("\"ct\".\"tagged\"")).isEqualTo("CREATE TYPE \"ct\".\"tagged\" AS (m \"ct\".\"mood\", "
+                + "p \"ct\".\"pair\", s \"ct\".\"pos\"[], n numeric(4,1))");
+        assertThat(types.get("\"ct\".\"pair\"")).isEqualTo("CREATE TYPE \"ct\".\"pair\" AS (a integer, \"B b\" character varying(5) "
+                + "COLLATE pg_catalog.\"C\")");
+        String bare = pg.createDatabase("pg_user_types_bare");
+        PostgresTargetDialect target = new PostgresTargetDialect();
+        try (Connection c = pg.connect(bare)) {
+            assertThat(target.typeProblems(c, def, def.id())).isEmpty();   // created by ensureTypes, not named as missing
+            PgUserTypes.ensure(c, types);
+            assertThat(PgUserTypes.definitions(c, def)).isEqualTo(types);
+            for (String ddl : target.createTableDdl(def, def.id())) {
+                c.createStatement().execute(ddl);
+            }
+            PgUserTypes.ensure(c, types);   // equal: nothing to do
+            try (Statement s = c.createStatement()) {
+                s.execute("DROP TABLE ct_cols");
+                s.execute("ALTER TYPE ct.pair ADD ATTRIBUTE c int");
+            }
+            assertThatThrownBy(() -> PgUserTypes.ensure(c, types)).hasMessageContaining("type \"ct\".\"pair\" exists on the target "
+                    + "with another definition than the source's: target CREATE TYPE \"ct\".\"pair\" AS (a integer, \"B b\" "
+                    + "character varying(5) COLLATE pg_catalog.\"C\", c integer); source CREATE TYPE \"ct\".\"pair\" AS (a integer, ");
+        }
+        exec("CREATE TYPE ct.floatrange AS RANGE (subtype = float8, subtype_diff = float8mi)",
+                "CREATE TYPE ct.moodrange AS RANGE (subtype = ct.mood)",
+                "CREATE TABLE ct_ranges (id int PRIMARY KEY, fm ct.floatmultirange, f ct.floatrange, m ct.moodrange[])");
+        TableDef ranges = describe("ct_ranges");
+        assertThat(ranges.columns().subList(1, 4)).extracting(Column::nativeType)
+                .containsExactly("\"ct\".\"floatmultirange\"", "\"ct\".\"floatrange\"", "\"ct\".\"moodrange\"[]");
+        java.util.Map<String, String> rangeTypes = dialect.typeDefinitions(factory.open(), ranges);
+        assertThat(rangeTypes).containsExactly(
+                java.util.Map.entry("\"ct\".\"floatrange\"", "CREATE TYPE \"ct\".\"floatrange\" AS RANGE (SUBTYPE = double precision, "
+                        + "SUBTYPE_OPCLASS = pg_catalog.float8_ops, SUBTYPE_DIFF = pg_catalog.float8mi, MULTIRANGE_TYPE_NAME = \"ct\".\"floatmultirange\")"),
+                java.util.Map.entry("\"ct\".\"mood\"", types.get("\"ct\".\"mood\"")),
+                java.util.Map.entry("\"ct\".\"moodrange\"", "CREATE TYPE \"ct\".\"moodrange\" AS RANGE (SUBTYPE = \"ct\".\"mood\", "
+                        + "SUBTYPE_OPCLASS = pg_catalog.enum_ops, MULTIRANGE_TYPE_NAME = \"ct\".\"moodmultirange\")"));
+        String bareRanges = pg.createDatabase("pg_user_ranges_bare");
+        try (Connection c = pg.connect(bareRanges)) {
+            PgUserTypes.ensure(c, rangeTypes);
+            assertThat(PgUserTypes.definitions(c, ranges)).isEqualTo(rangeTypes);
+        }
+        exec("CREATE TABLE ct_row (id int PRIMARY KEY, r ct_cols)");
+        assertThatThrownBy(() -> dialect.typeDefinitions(factory.open(), describe("ct_row")))
+                .hasMessageContaining("type \"public\".\"ct_cols\" is the row type of a table");
+    }
+
     @Test
     void citextIsKeptWhenTheTargetHasTheExtensionAndRefusedByNameWhenNot() throws Exception {
         exec("CREATE EXTENSION IF NOT EXISTS citext", "CREATE TABLE ci (id int PRIMARY KEY, v citext)");
