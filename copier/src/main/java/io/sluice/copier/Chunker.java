@@ -191,7 +191,18 @@ public final class Chunker implements AutoCloseable {
             }
             throw e;
         }
-        session.end(connection);
+        if (rows.fullByBytes()) {
+            // Its COPY was cancelled: the connection is dropped (which ends the read-only transaction), so a cancel
+            // request arriving late cannot reach the next chunk's statements.
+            try {
+                session.end(connection);
+            } catch (SQLException e) {
+                log.debug("ending the transaction of a chunk whose read was cancelled failed; the connection is dropped", e);
+            }
+            closeConnection();
+        } else {
+            session.end(connection);
+        }
         long nanos = System.nanoTime() - started;
         long bytes = rows.bytes();
         boolean fullByRows = rows.size() >= limit;

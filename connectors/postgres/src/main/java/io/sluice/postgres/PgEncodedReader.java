@@ -29,7 +29,8 @@ import java.util.UUID;
  * type (which keeps the column's operators, collation and index, as the cast placeholders do).
  *
  * <p>Stopping on the byte budget cancels the rest of the COPY: the chunk ends at the last key read, as a keyset
- * chunk that stopped on its budget does. The transaction is read-only and ended by the session right after.
+ * chunk that stopped on its budget does. The transaction is read-only and ended by the session right after, and the
+ * Chunker then drops the connection, as a cancel request can arrive after the COPY ended.
  */
 final class PgEncodedReader implements EncodedChunkReader {
     /** Signature, flags field and header-extension length of a binary COPY stream. */
@@ -80,10 +81,14 @@ final class PgEncodedReader implements EncodedChunkReader {
         int[] starts = new int[Math.min(limit, 4096) + 1];
         int pos = -1;   // start of the next tuple to parse; -1 until the header is read
         boolean fullByBytes = false;
-        boolean ended = false;
+        boolean trailer = false;
         try {
             byte[] piece;
-            while (!ended && (piece = copy.readFromCopy()) != null) {
+            // Read to the end of the COPY (the driver's state must see its completion); stop early only on the budget.
+            while (!fullByBytes && (piece = copy.readFromCopy()) != null) {
+                if (trailer) {
+                    throw new SQLException("binary COPY of " + table.id() + " sent data after its trailer");
+                }
                 data.writeBytes(piece, 0, piece.length);
                 byte[] b = data.array();
                 int size = data.size();
@@ -101,7 +106,7 @@ final class PgEncodedReader implements EncodedChunkReader {
                 while (true) {
                     int end = tupleEnd(b, pos, size);
                     if (end == -2) {
-                        ended = true;   // the trailer
+                        trailer = true;
                         break;
                     }
                     if (end < 0) {
@@ -116,17 +121,18 @@ final class PgEncodedReader implements EncodedChunkReader {
                     pos = end;
                     if (end - starts[0] >= maxBytes && n < limit) {
                         fullByBytes = true;
-                        ended = true;
                         break;
                     }
                 }
             }
         } finally {
             if (copy.isActive()) {
+                // The server may finish the COPY before the cancel request reaches it, and a late cancel would hit
+                // the connection's next statement: the caller drops the connection after such a chunk (fullByBytes).
                 copy.cancelCopy();
             }
         }
-        if (!fullByBytes && !ended) {
+        if (!fullByBytes && !trailer) {
             throw new SQLException("binary COPY of " + table.id() + " ended without its trailer after " + keyList.size() + " rows");
         }
         return new EncodedRows(PgBinaryRows.ENCODING, data.array(), starts, keyList, fullByBytes);
