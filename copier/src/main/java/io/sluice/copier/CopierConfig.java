@@ -107,7 +107,7 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
                     + "chunk of memory per copier task (up to chunk.bytes.max).").build();
 
     public static final Setting<Boolean> ENCODE_ONCE = Setting.builder("encode.once", SettingType.BOOLEAN)
-            .defaultValue(true)
+            .defaultValue(false)
             .description("Read a PostgreSQL table's chunks as binary COPY rows and carry those bytes unchanged to a PostgreSQL "
                     + "target's binary COPY, decoding only the key columns (partitioning, chunk bounds), instead of converting "
                     + "every value into Sluice's row codec and back. Applies per table where every column has a scalar type "
@@ -116,7 +116,8 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
                     + "text, varchar, char, uuid, date, timestamp or timestamptz; other tables (arrays, enums, domains, "
                     + "composites and the types carried as text) take the row codec. An applier whose target column types "
                     + "differ, or that merges the copy into kept rows, decodes the rows instead. false: the row codec for every "
-                    + "table (messages readable by appliers older than this setting).").build();
+                    + "table (messages readable by appliers older than this setting). Off by default until measured: 1M rows PostgreSQL to "
+                    + "PostgreSQL gave JVM CPU 14.9/11.7 s on against 18.0/10.6 s off, within this machine's noise.").build();
 
     public static final List<Setting<?>> ALL = List.of(CHUNK_ROWS_INITIAL, CHUNK_ROWS_MIN, CHUNK_ROWS_MAX, CHUNK_BYTES_MAX,
             CHUNK_DURATION_TARGET, PACKET_SIZE, MESSAGE_MAX_BYTES, FETCH_SIZE, PARALLELISM, SPLIT_MIN_ROWS, SPLIT_RANGES,

@@ -118,7 +118,7 @@ class CopierTest {
             TableId id = src.table(t[0]);
             src.exec("CREATE TABLE " + src.qualified(id) + " (" + t[1] + ")", "INSERT INTO " + src.qualified(id) + " " + t[2]);
             // no retries on PostgreSQL: a chunk read that fails (say, a connection left in a bad state by the last COPY) fails the test
-            CopyCheck.Result result = copy(src, id, config(97, src.pg() ? Map.of("retries", 0) : Map.of()), Throttler.none());
+            CopyCheck.Result result = copy(src, id, config(97, src.pg() ? Map.of("retries", 0, "encode.once", true) : Map.of()), Throttler.none());
             assertThat(result.chunks()).as(t[0]).isGreaterThan(10);
             assertSameRows(src.rows(src.describe(id)), result.rows());
             // PostgreSQL tables whose key types have literal bounds travel as binary COPY rows (PgBinaryRows); a bytea key does not
@@ -142,7 +142,7 @@ class CopierTest {
         TableId id = src.table("encoded_bytes");
         src.exec("CREATE TABLE " + src.qualified(id) + " (id int PRIMARY KEY, v text)",
                 "INSERT INTO " + src.qualified(id) + " SELECT g, repeat(md5(g::text), 20) FROM generate_series(1, 400) g");
-        CopyCheck.Result result = copy(src, id, config(97, Map.of("chunk.bytes.max", "4KiB", "retries", 0)), Throttler.none());
+        CopyCheck.Result result = copy(src, id, config(97, Map.of("chunk.bytes.max", "4KiB", "retries", 0, "encode.once", true)), Throttler.none());
         assertThat(result.chunks()).as("chunks of ~6 rows of ~680 bytes").isGreaterThan(50);
         assertThat(result.encodedMessages()).isEqualTo(result.rowMessages());
         assertSameRows(src.rows(src.describe(id)), result.rows());
