@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * Merge step 1: copy rows of a chunk go into the target on the chunk's own connection, in one transaction
@@ -90,15 +91,49 @@ final class CopyHandler {
         }
         long started = System.nanoTime();
         if (o.writer == null) {
-            o.writer = ps.plan.mergedCopy() ? new UpsertWriter(dialect, o.connection, ps.plan, rowsPerWrite)
-                    : dialect.openBulkWriter(o.connection, ps.plan.def(), ps.plan.target(), rowsPerWrite);
+            if (m.isEncoded() && !ps.plan.mergedCopy()) {
+                o.writer = dialect.openEncodedWriter(o.connection, ps.plan.def(), ps.plan.target(), m.encoding());
+                o.encodedWriter = o.writer != null;
+            }
+            if (o.writer == null) {
+                o.writer = ps.plan.mergedCopy() ? new UpsertWriter(dialect, o.connection, ps.plan, rowsPerWrite)
+                        : dialect.openBulkWriter(o.connection, ps.plan.def(), ps.plan.target(), rowsPerWrite);
+            }
         }
-        for (Object[] row : m.rows()) {
-            o.writer.write(row);
+        long count;
+        if (o.encodedWriter) {
+            if (!m.isEncoded()) {
+                throw new PoisonMessageException(r, "rows of " + id + " in Sluice's row codec after rows in " + "the source's own encoding"
+                        + " with the same snapshot", null);
+            }
+            count = m.partitionRowCount();
+            o.writer.writeEncoded(m.encoded(), 0, m.encoded().length, Math.toIntExact(count));
+        } else {
+            List<Object[]> rows = m.isEncoded() ? decodeEncoded(ps, r, m) : m.rows();
+            for (Object[] row : rows) {
+                o.writer.write(row);
+            }
+            count = rows.size();
         }
         ApplierMetrics.time(metrics.copyTimer, started);
-        o.rows += m.rows().size();
-        metrics.copyRows.increment(m.rows().size());
+        o.rows += count;
+        metrics.copyRows.increment(count);
+    }
+
+    /**
+     * Rows in the source engine's own encoding for a target that does not take them as they are (another engine, a
+     * column type that differs, a merged copy): the source dialect decodes them into the row model.
+     */
+    private static List<Object[]> decodeEncoded(PartitionState ps, InboundRecord r, CopyMessage m) {
+        if (ps.plan.source() == null) {
+            throw new PoisonMessageException(r, "copy rows in " + m.encoding() + " but no source dialect to decode them", null);
+        }
+        try {
+            return ps.plan.source().decodeEncoded(m.encoding(), ps.plan.def(), m.encoded(), 0, m.encoded().length,
+                    Math.toIntExact(m.partitionRowCount()));
+        } catch (RuntimeException e) {
+            throw new PoisonMessageException(r, "undecodable copy rows in " + m.encoding() + ": " + e.getMessage(), e);
+        }
     }
 
     private OpenChunk open(PartitionState ps, Chunk.Id id, CopyMessage m, long offset) throws SQLException {

@@ -121,6 +121,12 @@ final class MappedTargetDialect implements TargetDialect {
         };
     }
 
+    /** A table whose columns are renamed or left out decodes its encoded rows: the tuples are in the source's columns. */
+    @Override
+    public BulkWriter openEncodedWriter(Connection connection, TableDef table, TableId target, String encoding) throws SQLException {
+        return projection(table) == null ? inner.openEncodedWriter(connection, table, target, encoding) : null;
+    }
+
     @Override
     public void upsert(Connection connection, TableDef table, TableId target, List<Object[]> rows, int rowsPerStatement) throws SQLException {
         TargetMapping.Projection p = projection(table);

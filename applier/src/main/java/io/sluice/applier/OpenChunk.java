@@ -18,6 +18,8 @@ final class OpenChunk {
     final long firstOffset;
     final Connection connection;
     BulkWriter writer;
+    /** Whether {@link #writer} takes the rows in the source's own encoding as they are. */
+    boolean encodedWriter;
     long rows;
 
     OpenChunk(Chunk.Id id, SnapshotPosition snapshot, Object[] lo, Object[] hi, long firstOffset, Connection connection) {

@@ -1,5 +1,6 @@
 package io.sluice.copier;
 
+import io.sluice.spi.dialect.EncodedRows;
 import io.sluice.spi.position.SnapshotPosition;
 
 import java.util.List;
@@ -13,9 +14,20 @@ import java.util.List;
  * @param readNanos time from the start of the chunk's transaction to the end of its read
  * @param rowSizes  the estimate of each row (as {@code bytes} sums them), or null: computed while the rows are hot
  *                  in the cache, so the encoder need not touch every value again to size its messages
+ * @param encoded   the rows in the source engine's own encoding (then {@code rows} is empty), or null
  */
 public record Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
-                    long bytes, boolean lastInRange, long readNanos, int[] rowSizes) {
+                    long bytes, boolean lastInRange, long readNanos, int[] rowSizes, EncodedRows encoded) {
+
+    public Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
+                 long bytes, boolean lastInRange, long readNanos, int[] rowSizes) {
+        this(range, seq, lo, hi, snapshot, rows, bytes, lastInRange, readNanos, rowSizes, null);
+    }
+
+    /** Rows in the chunk, in either form. */
+    public int rowCount() {
+        return encoded != null ? encoded.size() : rows.size();
+    }
 
     public Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
                  long bytes, boolean lastInRange, long readNanos) {
@@ -29,6 +41,6 @@ public record Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, Snapsho
 
     @Override
     public String toString() {
-        return range + " chunk " + seq + " (" + rows.size() + " rows, " + bytes + " bytes" + (lastInRange ? ", last" : "") + ")";
+        return range + " chunk " + seq + " (" + rowCount() + " rows, " + bytes + " bytes" + (lastInRange ? ", last" : "") + ")";
     }
 }

@@ -1,7 +1,9 @@
 package io.sluice.copier;
 
+import io.sluice.spi.codec.ByteSink;
 import io.sluice.spi.codec.CopyMessage;
 import io.sluice.spi.codec.KeyPartitioner;
+import io.sluice.spi.dialect.EncodedRows;
 import io.sluice.spi.model.TableDef;
 
 import java.util.ArrayList;
@@ -40,6 +42,9 @@ public final class ChunkEncoder {
     }
 
     public List<CopyRecord> encode(Chunk chunk) {
+        if (chunk.encoded() != null) {
+            return encodeEncoded(chunk);
+        }
         CopyRange range = chunk.range();
         List<Object[]> all = chunk.rows();
         // Partition of each row, then the row indexes of each partition (in key order).
@@ -88,6 +93,77 @@ public final class ChunkEncoder {
                 emit(out, p, chunk, rows.subList(start, rows.size()), estimated);
             }
         }
+        ends(out, chunk, byPartition);
+        return out;
+    }
+
+    /**
+     * A chunk read in the source's own encoding: each row's bytes are copied as they are into the ROWS messages of
+     * its key's partition (packed to at most {@code packet.size}, a row bigger than that alone), then the same
+     * CHUNK_END and RANGE_END messages as for decoded rows.
+     */
+    private List<CopyRecord> encodeEncoded(Chunk chunk) {
+        EncodedRows all = chunk.encoded();
+        int n = all.size();
+        int[] counts = new int[partitions];
+        int[] partOf = new int[n];
+        for (int i = 0; i < n; i++) {
+            int p = partitioner.partition(all.keys().get(i), partitions);
+            partOf[i] = p;
+            counts[p]++;
+        }
+        int[][] byPartition = new int[partitions][];
+        for (int p = 0; p < partitions; p++) {
+            byPartition[p] = new int[counts[p]];
+            counts[p] = 0;
+        }
+        for (int i = 0; i < n; i++) {
+            int p = partOf[i];
+            byPartition[p][counts[p]++] = i;
+        }
+        List<CopyRecord> out = new ArrayList<>();
+        long header = 64 + table.id().schema().length() + table.id().table().length() + all.encoding().length()
+                + (chunk.snapshot() == null ? 0 : chunk.snapshot().encode().length())
+                + boundSize(chunk.lo()) + boundSize(chunk.hi());
+        ByteSink packed = new ByteSink((int) Math.min(packetSize, 1 << 20));
+        byte[] data = all.data();
+        for (int p = 0; p < partitions; p++) {
+            int count = 0;
+            int first = -1;
+            packed.reset();
+            for (int i : byPartition[p]) {
+                int len = all.length(i);
+                if (count > 0 && header + packed.size() + len > packetSize) {
+                    emitEncoded(out, p, chunk, packed, count, all.keys().get(first));
+                    packed.reset();
+                    count = 0;
+                }
+                if (count == 0) {
+                    first = i;
+                }
+                packed.writeBytes(data, all.start(i), len);
+                count++;
+            }
+            if (count > 0) {
+                emitEncoded(out, p, chunk, packed, count, all.keys().get(first));
+            }
+        }
+        ends(out, chunk, byPartition);
+        return out;
+    }
+
+    private void emitEncoded(List<CopyRecord> out, int partition, Chunk chunk, ByteSink packed, int count, Object[] firstKey) {
+        byte[] bytes = CopyMessage.encodedRows(table.id(), chunk.range().rangeId(), chunk.seq(), chunk.snapshot(), chunk.lo(),
+                chunk.hi(), chunk.encoded().encoding(), packed.toByteArray(), count).encode(table);
+        if (bytes.length > messageMaxBytes) {
+            throw new RowTooLargeException(table, firstKey, bytes.length, messageMaxBytes);
+        }
+        out.add(new CopyRecord(partition, CopyMessage.Type.ROWS, bytes));
+    }
+
+    /** A CHUNK_END with its partition's row count to every partition, and RANGE_END after the range's last chunk. */
+    private void ends(List<CopyRecord> out, Chunk chunk, int[][] byPartition) {
+        CopyRange range = chunk.range();
         for (int p = 0; p < partitions; p++) {
             CopyMessage end = CopyMessage.chunkEnd(table.id(), range.rangeId(), chunk.seq(), chunk.snapshot(), chunk.lo(),
                     chunk.hi(), byPartition[p].length);
@@ -99,7 +175,6 @@ public final class ChunkEncoder {
                 out.add(new CopyRecord(p, CopyMessage.Type.RANGE_END, end));
             }
         }
-        return out;
     }
 
     /** @param estimated the sum of {@link RowSizes#estimate} over {@code rows} */

@@ -2,6 +2,8 @@ package io.sluice.copier;
 
 import io.sluice.spi.dialect.ChunkSession;
 import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.EncodedChunkReader;
+import io.sluice.spi.dialect.EncodedRows;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.position.SnapshotPosition;
@@ -42,6 +44,8 @@ public final class Chunker implements AutoCloseable {
     private final CopierMetrics metrics;
     private final TableDef table;
     private final ChunkSession session;
+    /** Reads the table's chunks in the source's own encoding (copier.encode-once), or null: read through JDBC rows. */
+    private final EncodedChunkReader encodedReader;
     private Connection connection;
     private Object[] lo;
     private long nextSeq;
@@ -57,6 +61,7 @@ public final class Chunker implements AutoCloseable {
         this.table = range.table();
         this.lo = range.lo();
         this.session = dialect.chunkSession(source, table);   // opens nothing until the first chunk
+        this.encodedReader = config.encodeOnce() ? dialect.encodedReader(table) : null;
     }
 
     /** Continues after a chunk that completed earlier (from a resume offset): the next chunk starts at its hi. */
@@ -97,6 +102,9 @@ public final class Chunker implements AutoCloseable {
     private Chunk read() throws SQLException {
         if (connection == null) {
             connection = source.open();
+        }
+        if (encodedReader != null) {
+            return readEncoded();
         }
         int limit = sizer.limit();
         Object[] hi = range.hi();
@@ -158,6 +166,53 @@ public final class Chunker implements AutoCloseable {
             chunkHi = hi;
         }
         Chunk chunk = new Chunk(range, nextSeq, lo, chunkHi, snapshot, rows, bytes, last, nanos, sizes);
+        sizer.feedback(rows.size(), bytes, nanos, fullByRows);
+        metrics.chunkRead(rows.size(), bytes, nanos, sizer.limit());
+        lo = chunkHi;
+        nextSeq++;
+        done = last;
+        return chunk;
+    }
+
+    /** As {@link #read}, with the rows in the source's own encoding: only their keys are decoded. */
+    private Chunk readEncoded() throws SQLException {
+        int limit = sizer.limit();
+        Object[] hi = range.hi();
+        long started = System.nanoTime();
+        EncodedRows rows;
+        SnapshotPosition snapshot = session.begin(connection);
+        try {
+            rows = encodedReader.read(connection, lo, hi, limit, config.chunkBytesMax());
+        } catch (SQLException | RuntimeException e) {
+            try {
+                session.end(connection);
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        if (rows.fullByBytes()) {
+            // Its COPY was cancelled: the connection is dropped (which ends the read-only transaction), so a cancel
+            // request arriving late cannot reach the next chunk's statements.
+            try {
+                session.end(connection);
+            } catch (SQLException e) {
+                log.debug("ending the transaction of a chunk whose read was cancelled failed; the connection is dropped", e);
+            }
+            closeConnection();
+        } else {
+            session.end(connection);
+        }
+        long nanos = System.nanoTime() - started;
+        long bytes = rows.bytes();
+        boolean fullByRows = rows.size() >= limit;
+        boolean full = fullByRows || rows.fullByBytes();
+        Object[] chunkHi = full ? rows.keys().get(rows.size() - 1) : hi;
+        boolean last = !full || (hi != null && Arrays.deepEquals(chunkHi, hi));
+        if (last) {
+            chunkHi = hi;
+        }
+        Chunk chunk = new Chunk(range, nextSeq, lo, chunkHi, snapshot, List.of(), bytes, last, nanos, null, rows);
         sizer.feedback(rows.size(), bytes, nanos, fullByRows);
         metrics.chunkRead(rows.size(), bytes, nanos, sizer.limit());
         lo = chunkHi;

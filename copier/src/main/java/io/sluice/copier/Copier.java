@@ -214,7 +214,7 @@ public final class Copier implements AutoCloseable {
     private Copied read(Work work) throws CopyFailedException {
         try {
             Chunk chunk = work.chunker().next();
-            throttler.copied(work.range().table().id(), chunk.rows().size());
+            throttler.copied(work.range().table().id(), chunk.rowCount());
             return new Copied(work.range(), chunk, work.encoder().encode(chunk));
         } catch (Exception e) {
             // The range names table and key bounds: the first thing an operator needs from a failed copy.

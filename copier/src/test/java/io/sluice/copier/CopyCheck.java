@@ -25,7 +25,8 @@ public final class CopyCheck {
     public record Msg(int partition, byte[] value) {
     }
 
-    public record Result(List<Object[]> rows, int chunks, int ranges, int rowMessages) {
+    /** @param encodedMessages ROWS messages carrying rows in the source's own encoding (copier.encode-once) */
+    public record Result(List<Object[]> rows, int chunks, int ranges, int rowMessages, int encodedMessages) {
     }
 
     private CopyCheck() {
@@ -41,14 +42,20 @@ public final class CopyCheck {
         Set<String> ended = new HashSet<>();
         List<Object[]> rows = new ArrayList<>();
         int rowMessages = 0;
+        int encodedMessages = 0;
         for (Msg m : messages) {
             CopyMessage cm = CopyMessage.decode(m.value(), def);
             String id = cm.rangeId() + "/" + cm.chunkSeq() + "/" + m.partition();
             switch (cm.type()) {
                 case ROWS -> {
                     rowMessages++;
+                    encodedMessages += cm.isEncoded() ? 1 : 0;
                     assertThat(ended).as("rows of %s after its CHUNK_END", id).doesNotContain(id);
-                    for (Object[] row : cm.rows()) {
+                    List<Object[]> decoded = cm.isEncoded()
+                            ? io.sluice.spi.dialect.Dialects.source("jdbc:postgresql://encoded").decodeEncoded(cm.encoding(), def,
+                                    cm.encoded(), 0, cm.encoded().length, Math.toIntExact(cm.partitionRowCount()))
+                            : cm.rows();
+                    for (Object[] row : decoded) {
                         Object[] key = def.keyOf(row);
                         assertThat(partitioner.partition(key, partitions)).as("partition of a row").isEqualTo(m.partition());
                         if (cm.lo() != null) {
@@ -59,7 +66,7 @@ public final class CopyCheck {
                         }
                         rows.add(row);
                     }
-                    rowsSeen.merge(id, cm.rows().size(), Integer::sum);
+                    rowsSeen.merge(id, decoded.size(), Integer::sum);
                 }
                 case CHUNK_END -> {
                     assertThat(ended.add(id)).as("one CHUNK_END per chunk and partition: %s", id).isTrue();
@@ -106,7 +113,7 @@ public final class CopyCheck {
         for (int i = 1; i < rows.size(); i++) {
             assertThat(order.compare(def.keyOf(rows.get(i - 1)), def.keyOf(rows.get(i)))).as("no key copied twice").isLessThan(0);
         }
-        return new Result(rows, chunks, ends.size(), rowMessages);
+        return new Result(rows, chunks, ends.size(), rowMessages, encodedMessages);
     }
 
     /** Rows equal value by value (byte arrays by content), in order. */

@@ -94,6 +94,21 @@ final class PgBinaryCopyWriter implements BulkWriter {
         }
     }
 
+    /** Binary COPY tuples of a PostgreSQL source whose column types are the target's ({@link PgBinaryRows}). */
+    @Override
+    public void writeEncoded(byte[] data, int offset, int length, int rows) throws SQLException {
+        if (copy == null) {
+            copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
+            buf.reset();
+            buf.writeBytes(HEADER, 0, HEADER.length);
+        }
+        if (buf.size() > 0) {
+            copy.writeToCopy(buf.array(), 0, buf.size());
+            buf.reset();
+        }
+        copy.writeToCopy(data, offset, length);
+    }
+
     @Override
     public long flush() throws SQLException {
         if (copy == null) {

@@ -371,6 +371,20 @@ public class PostgresSourceDialect implements SourceDialect {
         return sql.append(" ORDER BY ").append(keys).append(" LIMIT ").append(limit).toString();
     }
 
+    /** Binary COPY tuples for a table where every column qualifies ({@link PgBinaryRows#qualifies}), else null. */
+    @Override
+    public io.sluice.spi.dialect.EncodedChunkReader encodedReader(TableDef table) {
+        return PgBinaryRows.qualifies(table) ? new PgEncodedReader(table) : null;
+    }
+
+    @Override
+    public List<Object[]> decodeEncoded(String encoding, TableDef table, byte[] data, int offset, int length, int rows) {
+        if (!PgBinaryRows.ENCODING.equals(encoding)) {
+            throw new IllegalArgumentException("the postgres source dialect has no row encoding " + encoding);
+        }
+        return PgBinaryRows.decode(table, data, offset, length, rows);
+    }
+
     @Override
     public String selectExpression(Column column, String quoted) {
         return PgTextForm.select(column, quoted);

@@ -236,6 +236,29 @@ public final class PostgresTargetDialect implements TargetDialect {
         return PgBinaryCopyWriter.encodes(table, t) ? new PgBinaryCopyWriter(c, table, t) : new PgTextCopyWriter(c, table, t);
     }
 
+    /**
+     * Binary COPY tuples from a PostgreSQL source go into binary COPY as they are, when every target column has the
+     * source column's type ({@link PgBinaryRows#sameType}); otherwise null, and the applier decodes them.
+     */
+    @Override
+    public BulkWriter openEncodedWriter(Connection c, TableDef table, TableId target, String encoding) throws SQLException {
+        if (!PgBinaryRows.ENCODING.equals(encoding)) {
+            return null;
+        }
+        PgTargetTable t = PgTargetTable.load(c, table, target);
+        for (int i = 0; i < table.columnCount(); i++) {
+            if (!PgBinaryRows.sameType(table.column(i), t.formatted()[i])) {
+                return null;
+            }
+        }
+        if (isYugabyte(c)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL yb_default_copy_from_rows_per_transaction = 0");
+            }
+        }
+        return new PgBinaryCopyWriter(c, table, t);
+    }
+
     @Override
     public void upsert(Connection c, TableDef table, TableId target, List<Object[]> rows, int rowsPerStatement) throws SQLException {
         if (!rows.isEmpty()) {

@@ -23,14 +23,24 @@ import java.util.Objects;
  * keys' partition, and the applier rewrites them from the source's current rows at that point of its stream
  * (docs/design/merge.md, "Repairs").
  *
- * @param rows rows in column order of the table plan; for {@link Type#REPAIR} the keys; else empty
- * @param partitionRowCount for CHUNK_END: rows of this chunk sent to this partition
+ * <p>ROWS messages carry their rows either in Sluice's row codec ({@link ValueCodec}, any source to any target) or,
+ * where the source reads them in its engine's own encoding ({@link io.sluice.spi.dialect.EncodedRows}), as those bytes
+ * under the encoding's name ({@code encoding}, {@code encoded}). The latter are written with format version 2, so an
+ * applier that predates them refuses them by version instead of misreading them.
+ *
+ * @param rows rows in column order of the table plan; for {@link Type#REPAIR} the keys; else empty (also for
+ *             encoded rows)
+ * @param partitionRowCount for CHUNK_END: rows of this chunk sent to this partition; for ROWS: rows in the message
+ * @param encoding for encoded ROWS: the encoding's name, else null
+ * @param encoded for encoded ROWS: the rows back to back, in column order of the table plan, else null
  */
 public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
-                          Object[] lo, Object[] hi, List<Object[]> rows, long partitionRowCount) {
+                          Object[] lo, Object[] hi, List<Object[]> rows, long partitionRowCount, String encoding, byte[] encoded) {
 
     private static final int MAGIC = 0x53;   // 'S'
     private static final int VERSION = 1;
+    /** Format of a ROWS message with encoded rows. */
+    private static final int VERSION_ENCODED = 2;
 
     public enum Type { ROWS, CHUNK_END, RANGE_END, REPAIR }
 
@@ -38,11 +48,30 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(table, "table");
         rows = rows == null ? List.of() : rows;
+        if ((encoding == null) != (encoded == null) || (encoding != null && type != Type.ROWS)) {
+            throw new IllegalArgumentException("encoded rows need an encoding name, and only ROWS messages carry them");
+        }
+    }
+
+    public CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
+                       Object[] lo, Object[] hi, List<Object[]> rows, long partitionRowCount) {
+        this(type, table, rangeId, chunkSeq, snapshot, lo, hi, rows, partitionRowCount, null, null);
     }
 
     public static CopyMessage rows(TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
                                    Object[] lo, Object[] hi, List<Object[]> rows) {
         return new CopyMessage(Type.ROWS, table, rangeId, chunkSeq, snapshot, lo, hi, rows, rows.size());
+    }
+
+    /** {@code count} rows in the source engine's own {@code encoding}, back to back in {@code encoded}. */
+    public static CopyMessage encodedRows(TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
+                                          Object[] lo, Object[] hi, String encoding, byte[] encoded, long count) {
+        return new CopyMessage(Type.ROWS, table, rangeId, chunkSeq, snapshot, lo, hi, List.of(), count, encoding, encoded);
+    }
+
+    /** Whether the rows are in a source engine's own encoding rather than in {@link #rows()}. */
+    public boolean isEncoded() {
+        return encoded != null;
     }
 
     public static CopyMessage chunkEnd(TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
@@ -62,7 +91,7 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
     /** Encodes into {@code out} (which is not reset first, so a caller can measure growth against a budget). */
     public void encode(ByteSink out, TableDef def) {
         out.writeByte(MAGIC);
-        out.writeByte(VERSION);
+        out.writeByte(encoded != null ? VERSION_ENCODED : VERSION);
         out.writeByte(type.ordinal());
         out.writeString(table.schema());
         out.writeString(table.table());
@@ -72,7 +101,11 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
         writeBound(out, def, lo);
         writeBound(out, def, hi);
         out.writeVarLong(partitionRowCount);
-        if (type == Type.ROWS) {
+        if (type == Type.ROWS && encoded != null) {
+            out.writeVarLong(def.columnCount());
+            out.writeString(encoding);
+            out.writeLengthPrefixed(encoded);
+        } else if (type == Type.ROWS) {
             out.writeVarLong(def.columnCount());
             out.writeVarLong(rows.size());
             for (Object[] row : rows) {
@@ -87,7 +120,7 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
     }
 
     public byte[] encode(TableDef def) {
-        ByteSink out = new ByteSink(256 + rows.size() * 64);
+        ByteSink out = new ByteSink(256 + rows.size() * 64 + (encoded == null ? 0 : encoded.length));
         encode(out, def);
         return out.toByteArray();
     }
@@ -102,7 +135,7 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
 
     public static CopyMessage decode(byte[] bytes, TableDef def) {
         ByteSource in = new ByteSource(bytes);
-        checkHeader(in);
+        int version = checkHeader(in);
         int typeOrdinal = in.readByte();
         if (typeOrdinal >= Type.values().length) {
             throw new CodecException("unknown copy message type " + typeOrdinal);
@@ -120,7 +153,20 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
         Object[] hi = readBound(in, def);
         long count = in.readVarLong();
         List<Object[]> rows = List.of();
-        if (type == Type.ROWS) {
+        String encoding = null;
+        byte[] encoded = null;
+        if (version == VERSION_ENCODED && type != Type.ROWS) {
+            throw new CodecException("copy message of format " + version + " for " + table + " is a " + type + ", not ROWS");
+        }
+        if (version == VERSION_ENCODED) {
+            long columns = in.readVarLong();
+            if (columns != def.columnCount()) {
+                throw new CodecException("copy message for " + table + " has " + columns + " columns, the plan has "
+                        + def.columnCount() + " (was the table altered during the copy?)");
+            }
+            encoding = in.readString();
+            encoded = in.readLengthPrefixed();
+        } else if (type == Type.ROWS) {
             long columns = in.readVarLong();
             if (columns != def.columnCount()) {
                 throw new CodecException("copy message for " + table + " has " + columns + " columns, the plan has "
@@ -141,15 +187,16 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
         if (in.hasRemaining()) {
             throw new CodecException("trailing bytes after copy message for " + table);
         }
-        return new CopyMessage(type, table, rangeId, chunkSeq, snapshot, lo, hi, rows, count);
+        return new CopyMessage(type, table, rangeId, chunkSeq, snapshot, lo, hi, rows, count, encoding, encoded);
     }
 
-    private static void checkHeader(ByteSource in) {
+    private static int checkHeader(ByteSource in) {
         int magic = in.readByte();
         int version = in.readByte();
-        if (magic != MAGIC || version != VERSION) {
+        if (magic != MAGIC || (version != VERSION && version != VERSION_ENCODED)) {
             throw new CodecException("not a Sluice copy message (magic " + magic + ", version " + version + ")");
         }
+        return version;
     }
 
     private static void writeBound(ByteSink out, TableDef def, Object[] key) {

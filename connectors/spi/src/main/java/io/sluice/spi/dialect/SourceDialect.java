@@ -137,6 +137,23 @@ public interface SourceDialect {
     String chunkQuery(TableDef table, boolean hasLo, boolean hasHi, int limit);
 
     /**
+     * A reader of {@code table}'s chunks in this engine's own row encoding, or null when the table must be read
+     * through {@link #readRow} (the default: engines without one, and tables with a column whose encoded form depends
+     * on the server, such as type OIDs). Only a target of the same engine writes such rows without decoding them.
+     */
+    default EncodedChunkReader encodedReader(TableDef table) {
+        return null;
+    }
+
+    /**
+     * Decodes {@code rows} rows in {@code encoding} (as an {@link EncodedChunkReader} of this dialect produced them) into
+     * the row model, for a target that does not take the encoding as it is.
+     */
+    default List<Object[]> decodeEncoded(String encoding, TableDef table, byte[] data, int offset, int length, int rows) {
+        throw new IllegalArgumentException("the " + name() + " source dialect has no row encoding " + encoding);
+    }
+
+    /**
      * The select-list expression that reads {@code column} (its quoted name {@code quoted}) in the form
      * {@link #readRow} expects; every query whose rows {@code readRow} reads uses it.
      */

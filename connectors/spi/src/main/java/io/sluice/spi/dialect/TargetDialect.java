@@ -103,6 +103,15 @@ public interface TargetDialect {
     BulkWriter openBulkWriter(Connection connection, TableDef table, TableId target, int rowsPerStatement) throws SQLException;
 
     /**
+     * A bulk writer taking rows in {@code encoding} as they are ({@link BulkWriter#writeEncoded}), or null when this
+     * target cannot take them for {@code table} (another engine, or a target column whose type differs from the
+     * source's): the caller then decodes the rows and uses {@link #openBulkWriter}.
+     */
+    default BulkWriter openEncodedWriter(Connection connection, TableDef table, TableId target, String encoding) throws SQLException {
+        return null;
+    }
+
+    /**
      * Writes full rows, replacing any existing row with the same key. Columns holding
      * {@link io.sluice.spi.model.Unavailable#VALUE} keep the target's current value.
      */

@@ -37,6 +37,28 @@ class CopyMessageTest {
             Column.of("tz", ValueKind.TIMESTAMPTZ, "timestamptz", true)), List.of("id"));
 
     @Test
+    void encodedRowsRoundTripAsFormatTwoAndOnlyAsRows() {
+        PgSnapshot snap = PgSnapshot.parse("10:20:11,12");
+        byte[] tuples = {0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 7, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 9};
+        CopyMessage m = CopyMessage.encodedRows(ALL_KINDS.id(), 2, 5, snap, null, new Object[]{9L}, "some-encoding", tuples, 2);
+        byte[] bytes = m.encode(ALL_KINDS);
+        assertThat(bytes[1]).as("format version").isEqualTo((byte) 2);
+        CopyMessage back = CopyMessage.decode(bytes, ALL_KINDS);
+        assertThat(back.isEncoded()).isTrue();
+        assertThat(back.type()).isEqualTo(CopyMessage.Type.ROWS);
+        assertThat(back.encoding()).isEqualTo("some-encoding");
+        assertThat(back.encoded()).isEqualTo(tuples);
+        assertThat(back.partitionRowCount()).isEqualTo(2);
+        assertThat(back.rows()).isEmpty();
+        assertThat(back.snapshot()).isEqualTo(snap);
+        assertThat(back.hi()).containsExactly(9L);
+        assertThat(CopyMessage.decode(CopyMessage.rows(ALL_KINDS.id(), 0, 0, snap, null, null, List.of()).encode(ALL_KINDS), ALL_KINDS)
+                .isEncoded()).isFalse();
+        assertThatThrownBy(() -> new CopyMessage(CopyMessage.Type.CHUNK_END, ALL_KINDS.id(), 0, 0, snap, null, null, List.of(), 0, "x", tuples))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void rowsOfEveryKindRoundTrip() {
         Object[] full = {-5L, true, new BigDecimal("-12345678901234567890.0100"), 1.5f, Double.NaN, "héllo ✓",
                 new byte[]{0, -1, 7}, UUID.randomUUID(), "{\"a\":1}", LocalDate.of(1, 1, 1),
