@@ -90,13 +90,18 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
      * until {@code stopRequested}. Throws when a phase fails (phase FAILED, the reason in {@link #status()}).
      */
     public void run(BooleanSupplier stopRequested) throws InterruptedException {
-        start();                                                                  // creating .. waiting for stream
+        start(stopRequested);                                                     // creating .. waiting for stream
         monitorUntil(stopRequested, () -> phases.phase() == Phase.STREAMING);     // copying, until all rows are in the target
         monitorUntil(stopRequested, () -> false);                                 // streaming, until stopped
     }
 
     /** The phases that start a run: runtime and topics, then the stream, then the copy. Returns once all three connectors run. */
     public void start() {
+        start(() -> false);
+    }
+
+    /** As {@link #start()}; a start broken off by a requested stop (its interrupt) is the stop, not a failure. */
+    private void start(BooleanSupplier stopRequested) {
         try {
             phases.enter(Phase.CREATING, "runtime and topics");
             TargetPreflight.emptyForFreshCopy(plan);
@@ -123,7 +128,11 @@ public final class Pipeline implements ProgressSource, AutoCloseable {
             log.info("Pipeline {} running: connectors {}", plan.config().pipelineName(),
                     connectors.all().stream().map(ConnectorConfigs.Named::name).toList());
         } catch (RuntimeException e) {
-            fail(e.getMessage());
+            if (stopRequested.getAsBoolean()) {
+                phases.enter(Phase.STOPPING, "stopped while starting (" + e.getMessage() + ")");
+            } else {
+                fail(e.getMessage());
+            }
             throw e;
         }
     }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -71,7 +72,9 @@ class StopTest {
                 run.destroyForcibly();
             }
             String out = Files.readString(log);
-            if (run.exitValue() != 130 || out.contains("sluice: failed") || out.contains("InterruptException")) {
+            // Kafka's InterruptException ending the run is the failure guarded here; the JDK's ClosedByInterruptException
+            // is the broker logging its own interrupted start when the stop lands inside it (the run still stops cleanly).
+            if (run.exitValue() != 130 || out.contains("sluice: failed") || Pattern.compile("(?<![A-Za-z])InterruptException").matcher(out).find()) {
                 failures.add("stop " + i + " (" + delaysMs[i] + " ms after \"" + after[i] + "\"): exit " + run.exitValue() + "\n"
                         + out.lines().filter(l -> l.contains("sluice:") || l.contains("Exception") || l.contains("Error")).limit(5).reduce("", (a, b) -> a + b + "\n"));
             }

@@ -7,6 +7,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -28,6 +29,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A real single-node Kafka broker running in this JVM, in KRaft mode with the broker and the controller
@@ -50,6 +52,32 @@ import java.util.concurrent.TimeUnit;
 public final class EmbeddedKafka implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
+    private static final AtomicBoolean PROCESS_KEPT = new AtomicBoolean();
+
+    /** What Kafka's fatal-fault handler would have ended the process with, thrown instead. */
+    public static final class FatalFault extends RuntimeException {
+        FatalFault(int status, String message) {
+            super("the embedded Kafka asked to end the process (status " + status + (message == null ? "" : ": " + message) + ")");
+        }
+    }
+
+    /**
+     * Kafka's servers end the whole process on a fatal fault ({@code ProcessTerminatingFaultHandler}: {@code Exit.halt(1)}).
+     * Run as a process of its own that is right; embedded, it skipped every cleanup and exit code of the command that
+     * hosts the broker: a SIGTERM during the broker's start interrupted it, the fault handler halted the JVM and
+     * {@code sluice replicate} ended with exit 1 instead of its clean stop (a fresh-clone StopTest run). Thrown
+     * instead, the fault reaches the caller of the broker's start like any other start failure.
+     */
+    static void keepTheProcess() {
+        if (PROCESS_KEPT.compareAndSet(false, true)) {
+            Exit.setHaltProcedure((status, message) -> {
+                throw new FatalFault(status, message);
+            });
+            Exit.setExitProcedure((status, message) -> {
+                throw new FatalFault(status, message);
+            });
+        }
+    }
     private static final int NODE_ID = 1;
     private static final String META_PROPERTIES = "meta.properties";
 
@@ -196,6 +224,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 log.info("Formatted new Kafka storage at {} (cluster id {})", dataDir, clusterId);
             }
 
+            keepTheProcess();
             KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
             Admin admin = null;
             try {
