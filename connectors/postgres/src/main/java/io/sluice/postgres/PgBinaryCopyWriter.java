@@ -1,11 +1,9 @@
 package io.sluice.postgres;
 
 import io.sluice.spi.codec.ByteSink;
-import io.sluice.spi.dialect.BulkWriter;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.Unavailable;
-import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 
 import java.math.BigDecimal;
@@ -27,19 +25,10 @@ import java.util.UUID;
  * straight from the row model into PostgreSQL's binary wire format for the target column's type (no text
  * round trip, no per-value parsing on the server) and streamed in ~256 KiB pieces.
  */
-final class PgBinaryCopyWriter implements BulkWriter {
+final class PgBinaryCopyWriter extends PgCopyStream {
     private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    private static final int FLUSH_BYTES = 256 * 1024;
     private static final LocalDate PG_EPOCH_DATE = LocalDate.of(2000, 1, 1);
     private static final long PG_EPOCH_SECONDS = PG_EPOCH_DATE.atStartOfDay().toEpochSecond(ZoneOffset.UTC);
-
-    private final Connection connection;
-    private final TableDef plan;
-    private final PgTargetTable target;
-    private final String sql;
-    private final ByteSink buf = new ByteSink(FLUSH_BYTES + 64 * 1024);
-    private final PgCopyWire[] wires;
-    private CopyIn copy;
 
     /**
      * Whether every column has a binary COPY encoding here (else {@link PgTextCopyWriter} loads it): none carried as
@@ -61,74 +50,38 @@ final class PgBinaryCopyWriter implements BulkWriter {
     }
 
     PgBinaryCopyWriter(Connection connection, TableDef plan, PgTargetTable target) {
-        this.connection = connection;
-        this.plan = plan;
-        this.target = target;
-        List<String> cols = new ArrayList<>();
-        for (int i = 0; i < plan.columnCount(); i++) {
-            cols.add(PostgresTypes.quote(plan.column(i).name()));
-        }
-        this.sql = "COPY " + target.qualified() + " (" + String.join(", ", cols) + ") FROM STDIN (FORMAT binary)";
-        this.wires = new PgCopyWire[target.types().length];
-        for (int i = 0; i < wires.length; i++) {
-            wires[i] = PgCopyWire.of(target.types()[i]);
-        }
+        super(connection, plan, target, " (FORMAT binary)");
+    }
+
+    @Override
+    protected void header() {
+        buf.writeBytes(HEADER, 0, HEADER.length);
+    }
+
+    @Override
+    protected void trailer() {
+        buf.writeByte(0xFF);
+        buf.writeByte(0xFF);
     }
 
     @Override
     public void write(Object[] row) throws SQLException {
-        if (copy == null) {
-            copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
-            buf.reset();
-            buf.writeBytes(HEADER, 0, HEADER.length);
-        }
+        open();
         short n = (short) row.length;
         buf.writeByte(n >>> 8);
         buf.writeByte(n);
         for (int i = 0; i < row.length; i++) {
             writeValue(i, row[i]);
         }
-        if (buf.size() >= FLUSH_BYTES) {
-            copy.writeToCopy(buf.array(), 0, buf.size());
-            buf.reset();
-        }
+        send(false);
     }
 
     /** Binary COPY tuples of a PostgreSQL source whose column types are the target's ({@link PgBinaryRows}). */
     @Override
     public void writeEncoded(byte[] data, int offset, int length, int rows) throws SQLException {
-        if (copy == null) {
-            copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
-            buf.reset();
-            buf.writeBytes(HEADER, 0, HEADER.length);
-        }
-        if (buf.size() > 0) {
-            copy.writeToCopy(buf.array(), 0, buf.size());
-            buf.reset();
-        }
+        CopyIn copy = open();
+        send(true);
         copy.writeToCopy(data, offset, length);
-    }
-
-    @Override
-    public long flush() throws SQLException {
-        if (copy == null) {
-            return 0;
-        }
-        buf.writeByte(0xFF);
-        buf.writeByte(0xFF);
-        copy.writeToCopy(buf.array(), 0, buf.size());
-        buf.reset();
-        long rows = copy.endCopy();
-        copy = null;
-        return rows;
-    }
-
-    @Override
-    public void close() throws SQLException {
-        if (copy != null && copy.isActive()) {
-            copy.cancelCopy();
-        }
-        copy = null;
     }
 
     private void writeValue(int i, Object v) {

@@ -1,11 +1,7 @@
 package io.sluice.postgres;
 
-import io.sluice.spi.codec.ByteSink;
-import io.sluice.spi.dialect.BulkWriter;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.Unavailable;
-import org.postgresql.PGConnection;
-import org.postgresql.copy.CopyIn;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -15,8 +11,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
 /**
@@ -35,44 +29,24 @@ import java.util.UUID;
  * included). The carried text goes verbatim. Escaping is the format's: backslash, tab, newline and carriage
  * return are backslash-escaped, so a value {@code \N} stays a value and NULL alone is {@code \N}.
  */
-final class PgTextCopyWriter implements BulkWriter {
-    private static final int FLUSH_BYTES = 256 * 1024;
+final class PgTextCopyWriter extends PgCopyStream {
     private static final byte[] NULL = {'\\', 'N'};
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private final Connection connection;
-    private final TableDef plan;
-    private final PgTargetTable target;
-    private final String sql;
-    private final ByteSink buf = new ByteSink(FLUSH_BYTES + 64 * 1024);
-    private final PgCopyWire[] wires;
     /** Per column: carried as its PostgreSQL text, sent verbatim whatever the target type's encoding would be. */
     private final boolean[] verbatim;
-    private CopyIn copy;
 
     PgTextCopyWriter(Connection connection, TableDef plan, PgTargetTable target) {
-        this.connection = connection;
-        this.plan = plan;
-        this.target = target;
-        List<String> cols = new ArrayList<>();
-        for (int i = 0; i < plan.columnCount(); i++) {
-            cols.add(PostgresTypes.quote(plan.column(i).name()));
-        }
-        this.sql = "COPY " + target.qualified() + " (" + String.join(", ", cols) + ") FROM STDIN";
-        this.wires = new PgCopyWire[target.types().length];
+        super(connection, plan, target, "");
         this.verbatim = new boolean[wires.length];
         for (int i = 0; i < wires.length; i++) {
-            wires[i] = PgCopyWire.of(target.types()[i]);
             verbatim[i] = PgTextForm.isTextForm(plan.column(i));
         }
     }
 
     @Override
     public void write(Object[] row) throws SQLException {
-        if (copy == null) {
-            copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
-            buf.reset();
-        }
+        open();
         for (int i = 0; i < row.length; i++) {
             if (i > 0) {
                 buf.writeByte('\t');
@@ -80,32 +54,7 @@ final class PgTextCopyWriter implements BulkWriter {
             writeValue(i, row[i]);
         }
         buf.writeByte('\n');
-        if (buf.size() >= FLUSH_BYTES) {
-            copy.writeToCopy(buf.array(), 0, buf.size());
-            buf.reset();
-        }
-    }
-
-    @Override
-    public long flush() throws SQLException {
-        if (copy == null) {
-            return 0;
-        }
-        if (buf.size() > 0) {
-            copy.writeToCopy(buf.array(), 0, buf.size());
-            buf.reset();
-        }
-        long rows = copy.endCopy();
-        copy = null;
-        return rows;
-    }
-
-    @Override
-    public void close() throws SQLException {
-        if (copy != null && copy.isActive()) {
-            copy.cancelCopy();
-        }
-        copy = null;
+        send(false);
     }
 
     private void writeValue(int i, Object v) {
