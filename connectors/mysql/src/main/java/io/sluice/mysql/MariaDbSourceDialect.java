@@ -543,6 +543,17 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
         }
     }
 
+    /**
+     * Rotating the binlog sends every connected binlog reader a ROTATE event at once, on which Debezium emits its
+     * heartbeat. Lowering {@code connect.keep.alive.interval.ms} instead would shorten the server's heartbeat period
+     * but also the client's dead-connection timeout (the same setting), and a reader blocked on a full queue for that
+     * long would then reconnect. Needs RELOAD, which Debezium's snapshot needs too.
+     */
+    @Override
+    public String streamWakeUp() {
+        return "FLUSH BINARY LOGS";
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {

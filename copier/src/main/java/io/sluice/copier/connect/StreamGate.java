@@ -8,10 +8,13 @@ import io.sluice.spi.topic.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -32,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  *   Debezium emits heartbeats only while streaming, from a start position it read before; every chunk snapshot
  *   taken afterwards is at or past that position, so the stream has every transaction a chunk does not see.
  *   Heartbeats already on the topic do not count: they may come from an earlier connector of the same name
- *   (a re-copy that kept the topic), whose position says nothing about the new connector's.</li>
+ *   (a re-copy that kept the topic), whose position says nothing about the new connector's. Debezium heartbeats on
+ *   binlog events only, so on an idle source the gate wakes the server up ({@link SourceDialect#streamWakeUp()}).</li>
  * </ul>
  */
 final class StreamGate {
@@ -65,19 +69,35 @@ final class StreamGate {
                 }
             };
         }
-        return new HeartbeatGate(Topics.heartbeatTopic(config.pipeline()), admin);
+        return new HeartbeatGate(Topics.heartbeatTopic(config.pipeline()), admin, source, dialect.streamWakeUp());
     }
 
-    /** Opens on a heartbeat newer than its first check (end offsets, not clocks: no skew between workers matters). */
+    /**
+     * Opens on a heartbeat newer than its first check (end offsets, not clocks: no skew between workers matters).
+     * When none came within {@link #WAKE_UP_AFTER_MS} the source is idle, and the gate runs the dialect's wake-up
+     * statement, whose binlog event makes Debezium heartbeat; again at doubling intervals (up to 32 s) while it
+     * waits, since a Debezium connector still starting misses an event sent before it reads the binlog.
+     */
     static final class HeartbeatGate implements Copier.Gate {
+        private static final Logger log = LoggerFactory.getLogger(HeartbeatGate.class);
+        /** Twice the default heartbeat interval: a source with any write traffic has sent a heartbeat by then. */
+        static final long WAKE_UP_AFTER_MS = 2_000;
         private final String topic;
         private final Admin admin;
+        private final ConnectionFactory source;
+        /** Null: the gate waits for the stream's own heartbeat. */
+        private final String wakeUp;
         /** End offsets at the first check; a partition absent then (or the topic) starts at 0. */
         private Map<TopicPartition, Long> baseline;
+        private long nextWakeUp;
+        private long wakeUpInterval = WAKE_UP_AFTER_MS;
+        private boolean wakeUpFailed;
 
-        HeartbeatGate(String topic, Admin admin) {
+        HeartbeatGate(String topic, Admin admin, ConnectionFactory source, String wakeUp) {
             this.topic = topic;
             this.admin = admin;
+            this.source = source;
+            this.wakeUp = wakeUp;
         }
 
         @Override
@@ -85,9 +105,31 @@ final class StreamGate {
             Map<TopicPartition, Long> now = endOffsets();
             if (baseline == null) {
                 baseline = now;
+                nextWakeUp = System.currentTimeMillis() + WAKE_UP_AFTER_MS;
                 return false;
             }
-            return now.entrySet().stream().anyMatch(e -> e.getValue() > baseline.getOrDefault(e.getKey(), 0L));
+            if (now.entrySet().stream().anyMatch(e -> e.getValue() > baseline.getOrDefault(e.getKey(), 0L))) {
+                return true;
+            }
+            if (wakeUp != null && !wakeUpFailed && System.currentTimeMillis() >= nextWakeUp) {
+                wakeUpSource();
+                wakeUpInterval = Math.min(wakeUpInterval * 2, 32_000);
+                nextWakeUp = System.currentTimeMillis() + wakeUpInterval;
+            }
+            return false;
+        }
+
+        private void wakeUpSource() {
+            try (Connection c = source.open(); Statement s = c.createStatement()) {
+                s.execute(wakeUp);
+                log.info("No Debezium heartbeat on {} within {} ms (an idle source): ran {} so the server sends the stream an event",
+                        topic, WAKE_UP_AFTER_MS, wakeUp);
+            } catch (Exception e) {
+                wakeUpFailed = true;
+                log.warn("Could not run {} on the source ({}); the first chunk waits for the server's own binlog heartbeat, "
+                        + "48 s on an idle source with Debezium's defaults: GRANT RELOAD ON *.* to the source user to start at once",
+                        wakeUp, e.getMessage());
+            }
         }
 
         private Map<TopicPartition, Long> endOffsets() throws Exception {

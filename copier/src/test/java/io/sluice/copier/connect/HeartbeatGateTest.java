@@ -1,5 +1,10 @@
 package io.sluice.copier.connect;
 
+import io.sluice.copier.Copier;
+import io.sluice.copier.Source;
+import io.sluice.mysql.MariaDbStream;
+import io.sluice.runtime.EmbeddedConnect;
+import io.sluice.spi.dialect.StreamSpec;
 import io.sluice.spi.topic.Topics;
 import io.sluice.testkit.TestServers;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -8,6 +13,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,6 +48,42 @@ class HeartbeatGateTest {
 
             producer.send(new ProducerRecord<>(topic, "new".getBytes(), "heartbeat of the new connector".getBytes())).get();
             assertThat(gate.ready()).as("the new connector streams").isTrue();
+        }
+    }
+
+    /**
+     * An idle MariaDB source: Debezium heartbeats on binlog events only, and the server sends its own heartbeat event
+     * every 0.8 × {@code connect.keep.alive.interval.ms} (48 s by default; an hour here, so it cannot be what opens
+     * the gate). The gate rotates the binlog, Debezium heartbeats on the ROTATE event, and the copy starts.
+     */
+    @Test
+    void anIdleMariaDbSourceIsWokenUpSoTheFirstChunkNeedNotWaitForTheServersHeartbeat() throws Exception {
+        Source src = Source.of(Source.Engine.MARIADB, "idle_gate");
+        src.exec("CREATE TABLE " + src.qualified(src.table("t")) + " (id int PRIMARY KEY)");
+        String pipeline = TestServers.uniqueName("idle");
+        String url = src.server.jdbcUrl(src.db);
+        Map<String, String> debezium = new HashMap<>(MariaDbStream.debeziumConfig(new StreamSpec(pipeline, url,
+                src.server.user(), src.server.password(), List.of(src.table("t")), Duration.ofSeconds(1), 1),
+                TestServers.kafka().bootstrapServers()));
+        debezium.put("connect.keep.alive.interval.ms", "3600000");
+        EmbeddedConnect connect = TestServers.connect();
+        connect.putConnector(pipeline + "-debezium", debezium);
+        try {
+            connect.awaitRunning(pipeline + "-debezium", Duration.ofSeconds(60));
+            // Debezium heartbeats once on the events the server sends as it starts streaming; the copier starts after.
+            TestServers.consume(Topics.heartbeatTopic(pipeline), 1, Duration.ofSeconds(60));
+            Map<String, String> config = new HashMap<>(config(pipeline));
+            config.put("source.url", url);
+            config.put("tables", src.db + ".t");
+            Copier.Gate gate = StreamGate.create(CopierConnectorConfig.parse(config), src.dialect, src.factory,
+                    TestServers.kafka().admin());
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (!gate.ready()) {
+                assertThat(System.currentTimeMillis()).as("the gate opened on an idle source: " + gate.waitingFor()).isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        } finally {
+            connect.deleteConnector(pipeline + "-debezium");
         }
     }
 

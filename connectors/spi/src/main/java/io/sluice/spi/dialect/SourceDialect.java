@@ -214,4 +214,15 @@ public interface SourceDialect {
     default String binlogHead(Connection connection) throws SQLException {
         return null;
     }
+
+    /**
+     * A statement that makes an idle source send its change stream an event now, or null where the stream needs
+     * none. The copier's first chunk waits for the stream to prove it is live (a Debezium heartbeat newer than the
+     * copier task); a binlog connector emits heartbeats only on binlog events, and an idle MariaDB/MySQL server
+     * sends its own heartbeat event every 0.8 × Debezium's {@code connect.keep.alive.interval.ms} (48 s by default),
+     * so a copy of an idle source would wait that long before its first chunk.
+     */
+    default String streamWakeUp() {
+        return null;
+    }
 }
