@@ -36,8 +36,8 @@ import java.util.Map;
  * each value and a row inserted empty and then updated to it (stream path); the copied rows get an update of
  * another column (which must leave the value as copied). Each value is then read back from the target as
  * PostgreSQL text and compared with what the source holds (PostgreSQL source: its own text of the value) or with
- * the text the case expects (other engines). Each case has its own applier connector, so one poison message
- * fails its own type only.
+ * the text the case expects (other engines). The cases share one applier connector, as a user's pipeline
+ * does; a case named to {@link #isolating} has its own, so its poison message fails its own type only.
  */
 final class TypeMatrix {
     private static final Logger log = LoggerFactory.getLogger(TypeMatrix.class);
@@ -76,6 +76,8 @@ final class TypeMatrix {
     /** Statements each source connection runs first (a permissive {@code sql_mode}). */
     private List<String> sourceSession = List.of();
     private String targetSchema;
+    /** Case names that get an applier of their own (the rest share one). */
+    private java.util.Set<String> isolated = java.util.Set.of();
 
     TypeMatrix(String name, boolean postgresSource) {
         this(name, postgresSource, true, ZeroDates.REFUSE);
@@ -98,6 +100,12 @@ final class TypeMatrix {
         m.mysql = true;
         m.sourceSession = sourceSession;
         return m;
+    }
+
+    /** Cases (by table name) that may stop their applier: each gets its own, so the rest still arrive. */
+    TypeMatrix isolating(java.util.Set<String> names) {
+        this.isolated = names;
+        return this;
     }
 
     private DatabaseServer server(boolean postgres) {
@@ -190,11 +198,19 @@ final class TypeMatrix {
         connect.awaitRunning(dbzName, Duration.ofSeconds(60));
         awaitStreaming(source, schema, Topics.changeTopic(pipeline, new TableId(schema, "probe")));
 
+        // One applier for the cases expected to arrive, as a user's pipeline has; each case that may stop its
+        // applier (a known limitation) gets its own, so its poison message fails that type only.
         Map<Case, String> appliers = new HashMap<>();
+        Map<String, List<TableDef>> groups = new LinkedHashMap<>();
         for (Map.Entry<Case, TableDef> e : planned.entrySet()) {
+            String group = isolated.contains(e.getKey().name()) ? e.getKey().name() : "shared";
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(e.getValue());
+            appliers.put(e.getKey(), pipeline + "-applier-" + group);
+        }
+        for (Map.Entry<String, List<TableDef>> g : groups.entrySet()) {
             Map<String, String> applier = new LinkedHashMap<>();
             applier.put("pipeline", pipeline);
-            applier.put("tables", e.getValue().id().toString());
+            applier.put("tables", g.getValue().stream().map(d -> d.id().toString()).collect(java.util.stream.Collectors.joining(",")));
             applier.put("source.url", srcUrl);
             applier.put("source.user", src.user());
             applier.put("source.password", src.password());
@@ -202,13 +218,12 @@ final class TypeMatrix {
             applier.put("target.user", tgt.user());
             applier.put("target.password", tgt.password());
             applier.put("target.schema", targetSchema);
-            applier.put("state.schema", "sluice_" + e.getKey().name() + (postgresTarget ? "" : "_" + tgtDb));
+            applier.put("state.schema", "sluice_" + g.getKey() + (postgresTarget ? "" : "_" + tgtDb));
             applier.put("partitions", "1");
             applier.put("commit.interval", "200ms");
-            String sinkName = pipeline + "-applier-" + e.getKey().name();
-            connect.putConnector(sinkName, ApplierSinkConnector.connectorConfig(applier, 1));
-            appliers.put(e.getKey(), sinkName);
+            connect.putConnector(pipeline + "-applier-" + g.getKey(), ApplierSinkConnector.connectorConfig(applier, 1));
         }
+        Map<Case, String> copyFailed = new HashMap<>();
         for (Map.Entry<Case, TableDef> e : planned.entrySet()) {
             TestCopier copier = new TestCopier(dialect, source, e.getValue(), Topics.copyTopic(pipeline, e.getValue().id()), 1,
                     TestServers.kafka().bootstrapServers(), 3, 0);
@@ -216,16 +231,49 @@ final class TypeMatrix {
                 copier.copy(1);
             } catch (Exception ex) {
                 log.warn("{}: copy of {} failed", name, e.getKey().name(), ex);
+                copyFailed.put(e.getKey(), "the copy did not arrive: " + copierMessage(ex));
             }
         }
-        // copy path: the copied rows as they arrived, before any change touches them
-        Map<Case, String> failures = awaitAll(connect, appliers, target, planned.keySet(), true, 90_000);
+        // copy path: the copied rows as they arrived, before any change touches them (a case whose copier stopped
+        // has nothing on its way: waiting for it would only run out the clock)
+        List<Case> copying = planned.keySet().stream().filter(k -> !copyFailed.containsKey(k)).toList();
+        Map<Case, String> failures = new HashMap<>(copyFailed);
+        failures.putAll(awaitAll(connect, appliers, target, copying, true, 90_000));
         Map<Case, Map<Integer, String>> copied = new HashMap<>();
         for (Case k : planned.keySet()) {
             copied.put(k, targetValues(target, k));
         }
+        // Stream path: the cases expected to arrive in one round, then each known limitation in a round of its own.
+        // A value Debezium cannot decode stops the whole change stream (it retries the event for ever, and the
+        // events of its batch are not delivered either), so written together it would hold back other cases too.
+        Map<Case, String> streamFailures = new HashMap<>();
+        List<List<Case>> rounds = new ArrayList<>();
+        rounds.add(planned.keySet().stream().filter(k -> !isolated.contains(k.name())).toList());
+        planned.keySet().stream().filter(k -> isolated.contains(k.name())).forEach(k -> rounds.add(List.of(k)));
+        for (List<Case> round : rounds) {
+            writeChanges(source, schema, round);
+            List<Case> streaming = round.stream().filter(k -> !failures.containsKey(k)).toList();
+            streamFailures.putAll(awaitAll(connect, appliers, target, streaming, false, 120_000));
+        }
+        for (Case k : planned.keySet()) {
+            String copyFailure = failures.get(k);
+            String streamFailure = copyFailure != null ? copyFailure : streamFailures.get(k);
+            cells.addAll(compare(source, target, schema, k, copied.get(k), copyFailure, targetValues(target, k), streamFailure));
+        }
+        for (String sink : new java.util.LinkedHashSet<>(appliers.values())) {
+            connect.deleteConnector(sink);
+        }
+        connect.deleteConnector(dbzName);
+        return cells;
+    }
+
+    /**
+     * While streaming, per case: the copied rows' other column updated, and per edge value a row inserted with it,
+     * a row inserted empty then updated to it, and a row inserted with it then deleted.
+     */
+    private static void writeChanges(ConnectionFactory source, String schema, List<Case> cases) throws SQLException {
         try (Connection c = source.open(); Statement s = c.createStatement()) {
-            for (Case k : planned.keySet()) {
+            for (Case k : cases) {
                 String t = schema + "." + k.name();
                 s.execute("UPDATE " + t + " SET note = 1");
                 for (int i = 0; i < k.literals().size(); i++) {
@@ -240,18 +288,6 @@ final class TypeMatrix {
                 }
             }
         }
-        List<Case> streaming = planned.keySet().stream().filter(k -> !failures.containsKey(k)).toList();
-        Map<Case, String> streamFailures = awaitAll(connect, appliers, target, streaming, false, 120_000);
-        for (Case k : planned.keySet()) {
-            String copyFailure = failures.get(k);
-            String streamFailure = copyFailure != null ? copyFailure : streamFailures.get(k);
-            cells.addAll(compare(source, target, schema, k, copied.get(k), copyFailure, targetValues(target, k), streamFailure));
-        }
-        for (String sink : appliers.values()) {
-            connect.deleteConnector(sink);
-        }
-        connect.deleteConnector(dbzName);
-        return cells;
     }
 
     /**
@@ -264,7 +300,15 @@ final class TypeMatrix {
         Map<Case, String> failed = new HashMap<>();
         List<Case> pending = new ArrayList<>(cases);
         long deadline = System.currentTimeMillis() + millis;
+        boolean graced = false;
         while (!pending.isEmpty() && System.currentTimeMillis() < deadline) {
+            if (!graced && pending.stream().allMatch(k -> isolated.contains(k.name()))) {
+                // Only known limitations are left, and one of them may hold its rows back for good (a value the
+                // stream retries forever): everything else has arrived, so they get a short while more, not the
+                // whole limit.
+                graced = true;
+                deadline = Math.min(deadline, System.currentTimeMillis() + 20_000);
+            }
             for (java.util.Iterator<Case> it = pending.iterator(); it.hasNext(); ) {
                 Case k = it.next();
                 String failure = connect.connectorStatus(appliers.get(k)).flatMap(s -> s.failure()).orElse(null);
@@ -310,6 +354,21 @@ final class TypeMatrix {
             // no table: every row is missing
         }
         return out;
+    }
+
+    /** The copier's message that names the table, column and value ("cannot read …"), else the root cause's. */
+    private static String copierMessage(Throwable e) {
+        String message = null;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null) {
+                message = t.getMessage();   // the deepest, unless one names the value
+                if (message.startsWith("cannot read")) {
+                    break;
+                }
+            }
+        }
+        String m = String.valueOf(message).replace('|', '/').replace('\n', ' ');
+        return m.length() > 200 ? m.substring(0, 200) + "…" : m;
     }
 
     static String firstCause(String trace) {
