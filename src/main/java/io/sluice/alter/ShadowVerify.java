@@ -38,9 +38,10 @@ import java.util.function.Supplier;
  * release the lock. In that snapshot the tables are equal unless the copy or the stream lost something, so every
  * difference is real and is reported by key.
  *
- * <p>The checker runs its statements on that one session (a connection that keeps its transaction open: the
- * checker asks for auto-commit so as never to hold a snapshot across chunks; here holding one is the point). The
- * snapshot pins MVCC history for the comparison's duration; no lock is held meanwhile.
+ * <p>The checker runs the table's statements on that session and the shadow's on a second one whose snapshot also
+ * began under the lock, so both are hashed at once (connections that keep their transaction open: the checker asks
+ * for auto-commit so as never to hold a snapshot across chunks; here holding one is the point). The snapshots pin
+ * MVCC history for the comparison's duration; no lock is held meanwhile.
  */
 final class ShadowVerify {
     private static final Logger log = LoggerFactory.getLogger(ShadowVerify.class);
@@ -63,16 +64,17 @@ final class ShadowVerify {
                                          RangeLedger ledger, Supplier<Map<Integer, Long>> streamEnd, Consumer<RangeLedger.Prior> used)
             throws SQLException, InterruptedException {
         TablePair pair = pair(db, ops, plan);
-        try (Connection snapshot = db.open()) {
-            if (!snapshotAtEquality(db, ops, plan.source().id(), catchUp, bound, snapshot)) {
+        try (Connection snapshot = db.open(); Connection shadowSnapshot = db.open()) {
+            if (!snapshotAtEquality(db, ops, plan.source().id(), catchUp, bound, snapshot, shadowSnapshot)) {
                 return Optional.empty();
             }
             try {
-                Connection shared = pinned(snapshot);
-                VerifySide side = VerifySide.of(db.jdbcUrl(), () -> shared);
+                Connection table = pinned(snapshot);
+                Connection shadow = pinned(shadowSnapshot);
                 VerifyConfig once = new VerifyConfig(config.chunkRows(), Duration.ZERO, config.recheckInterval(), config.maxDifferences(),
                         1, config.lookupBatch(), config.method(), config.repairRetry());
-                ChecksumChecker checker = new ChecksumChecker(side, side, once);
+                ChecksumChecker checker = new ChecksumChecker(VerifySide.of(db.jdbcUrl(), () -> table),
+                        VerifySide.of(db.jdbcUrl(), () -> shadow), once);
                 if (ledger == null || ledger.size() == 0) {
                     return Optional.of(checker.verify(List.of(pair)));
                 }
@@ -84,6 +86,7 @@ final class ShadowVerify {
                 return Optional.of(checker.verify(pair, prior));
             } finally {
                 snapshot.rollback();
+                shadowSnapshot.rollback();
             }
         }
     }
@@ -94,11 +97,14 @@ final class ShadowVerify {
     }
 
     /**
-     * Locks writes out of the table (bounded), waits for the shadow, begins the snapshot on {@code snapshot}, and
-     * unlocks. False (nothing held) when the lock or the catch-up did not fit in {@code bound}.
+     * Locks writes out of the table (bounded), waits for the shadow, begins a snapshot on each connection, and
+     * unlocks. False (nothing held) when the lock or the catch-up did not fit in {@code bound}. Both snapshots begin
+     * while nothing can write the table and the shadow has every change, so they show the same rows: the table is
+     * hashed on one and the shadow on the other at once (MariaDB cannot hand one snapshot to a second session; two
+     * begun under the lock show the same rows of these two tables).
      */
-    private static boolean snapshotAtEquality(Database db, SchemaChange ops, TableId t, CatchUp catchUp, Duration bound, Connection snapshot)
-            throws SQLException, InterruptedException {
+    private static boolean snapshotAtEquality(Database db, SchemaChange ops, TableId t, CatchUp catchUp, Duration bound,
+                                              Connection... snapshots) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + bound.toNanos();
         try (Connection lock = db.open()) {
             if (!ops.lockWrites(lock, t, bound)) {
@@ -108,7 +114,9 @@ final class ShadowVerify {
                 if (!catchUp.await(ops.logEnd(lock), deadline)) {
                     return false;
                 }
-                ops.beginSnapshot(snapshot);
+                for (Connection snapshot : snapshots) {
+                    ops.beginSnapshot(snapshot);
+                }
                 return true;
             } finally {
                 ops.unlock(lock);

@@ -11,6 +11,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
 
 /**
@@ -38,6 +42,8 @@ final class TableCheck {
     private final VerifyListener listener;
     private final RepairHook repair;
     private final LongConsumer rowsChecked;
+    /** Hashes the target's side of a range while the source hashes its own (set for the duration of {@link #run}). */
+    private ExecutorService targetThread;
     /** Source digests taken earlier (hash method only), or null: the first pass walks and hashes both sides. */
     private final RangeLedger.Prior prior;
 
@@ -97,7 +103,13 @@ final class TableCheck {
         long rows = 0;
         long chunks = 0;
         int rounds = 0;
+        ExecutorService targetThread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sluice-verify-target-" + pair.target().id());
+            t.setDaemon(true);
+            return t;
+        });
         try (SideTable src = new SideTable(sourceSide, pair.source()); SideTable tgt = new SideTable(targetSide, pair.target())) {
+            this.targetThread = targetThread;
             List<Suspect> pending = new ArrayList<>();
             long[] counters = method == Method.HASH ? hashPass(src, tgt, pending) : rowPass(src, tgt, pending);
             rows = counters[0];
@@ -139,6 +151,33 @@ final class TableCheck {
             return result(rows, chunks, rounds, List.of(), 0, "interrupted", started);
         } catch (Exception e) {
             return result(rows, chunks, rounds, List.of(), 0, e.getClass().getSimpleName() + ": " + e.getMessage(), started);
+        } finally {
+            targetThread.shutdownNow();
+        }
+    }
+
+    /**
+     * The digests of one key range on both sides, the target's hashed on its own thread while the source walks and
+     * hashes (each side has its own connection; on one server the two statements use two cores). {@code known}: the
+     * source digest taken earlier, or null.
+     */
+    private SideTable.ChunkHash[] hashBoth(SideTable src, SideTable tgt, Object[] lo, Object[] hi, SideTable.ChunkHash known)
+            throws SQLException, InterruptedException {
+        Future<SideTable.ChunkHash> target = targetThread.submit(() -> tgt.hash(lo, hi));
+        SideTable.ChunkHash source;
+        try {
+            source = known != null ? known : src.hash(lo, hi);
+        } catch (SQLException | RuntimeException e) {
+            target.cancel(true);
+            throw e;
+        }
+        try {
+            return new SideTable.ChunkHash[] {source, target.get()};
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw new IllegalStateException(e.getCause());
         }
     }
 
@@ -155,7 +194,7 @@ final class TableCheck {
         return out;
     }
 
-    private long[] hashPass(SideTable src, SideTable tgt, List<Suspect> pending) throws SQLException {
+    private long[] hashPass(SideTable src, SideTable tgt, List<Suspect> pending) throws SQLException, InterruptedException {
         long rows = 0;
         long chunks = 0;
         Object[] lo = null;
@@ -163,8 +202,9 @@ final class TableCheck {
             // The earlier ranges tile the key space from its start: the target is hashed in every one of them (it is
             // what this pass checks), the source only where the stream changed it since its digest (RangeLedger).
             for (RangeLedger.Range r : prior.ranges()) {
-                SideTable.ChunkHash t = tgt.hash(r.lo(), r.hi());
-                SideTable.ChunkHash s = r.sourceHash() != null ? r.sourceHash() : src.hash(r.lo(), r.hi());
+                SideTable.ChunkHash[] both = hashBoth(src, tgt, r.lo(), r.hi(), r.sourceHash());
+                SideTable.ChunkHash s = both[0];
+                SideTable.ChunkHash t = both[1];
                 rows += s.count();
                 chunks++;
                 rowsChecked.accept(s.count());
@@ -179,8 +219,9 @@ final class TableCheck {
         }
         while (true) {
             Object[] hi = src.boundAfter(lo, config.chunkRows());
-            SideTable.ChunkHash s = src.hash(lo, hi);
-            SideTable.ChunkHash t = tgt.hash(lo, hi);
+            SideTable.ChunkHash[] both = hashBoth(src, tgt, lo, hi, null);
+            SideTable.ChunkHash s = both[0];
+            SideTable.ChunkHash t = both[1];
             rows += s.count();
             chunks++;
             rowsChecked.accept(s.count());

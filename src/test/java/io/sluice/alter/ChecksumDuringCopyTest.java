@@ -28,6 +28,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  *   <li>Nothing damaged, no writes: switched, and every range's source digest was taken from the copy's (nothing
  *       but the table's own changes moves the change topic: not the log nudges, heartbeats or lag probes).</li>
  * </ul>
+ * The two damage cases run on one engine each (the feature is off by default and each case is a whole alter); the
+ * undamaged case runs on both, so each engine's range hashing during the copy is exercised.
  */
 class ChecksumDuringCopyTest {
     private static final int ROWS = 6000;
@@ -58,7 +60,7 @@ class ChecksumDuringCopyTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"mariadb", "postgres"})
+    @ValueSource(strings = {"mariadb"})
     void aShadowDamagedAfterItsRangeWasHashedIsRefused(String engine) throws Exception {
         Database d = table(engine, "alter_cksum_dmg");
         TableId t = new TableId(AlterKit.schema(d), "plain");
@@ -80,7 +82,7 @@ class ChecksumDuringCopyTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"mariadb", "postgres"})
+    @ValueSource(strings = {"postgres"})
     void aSourceRowChangedAfterItsRangeWasHashedIsHashedAgain(String engine) throws Exception {
         Database d = table(engine, "alter_cksum_src");
         TableId t = new TableId(AlterKit.schema(d), "plain");
