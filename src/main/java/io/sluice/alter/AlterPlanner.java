@@ -3,6 +3,7 @@ package io.sluice.alter;
 import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.PlanException;
+import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -46,6 +47,8 @@ final class AlterPlanner {
                         + "away. Run the ALTER TABLE on " + t + " directly (PostgreSQL applies it to every partition)");
             }
             List<String> problems = new ArrayList<>(dialect.streamProblems(c, null, List.of(source)));
+            // Values the copy cannot carry (MariaDB/MySQL zero dates, TIME beyond a day): named now, not half-way through.
+            problems.addAll(dialect.valueProblems(c, List.of(source), ZeroDates.REFUSE));
             List<String> incoming = ops.foreignKeys(c, t, true);
             if (!incoming.isEmpty()) {
                 problems.add("foreign keys of other tables reference " + t + " (" + String.join(", ", incoming) + "): they would follow "

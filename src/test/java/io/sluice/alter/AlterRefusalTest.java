@@ -128,6 +128,26 @@ class AlterRefusalTest {
     }
 
     /**
+     * Values the copy cannot carry are named before anything is created: a TIME beyond a day (the row model's time
+     * is a time of day) and a zero date. Both used to stop the alter's copier half-way through the table.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"mariadb", "mysql"})
+    void valuesTheCopyCannotCarryAreRefusedByColumnBeforeAnythingIsCreated(String engine) throws SQLException {
+        Database m = AlterKit.database(engine, "alter_refuse_values");
+        String name = AlterKit.schema(m);
+        exec(m, "SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'",
+                "CREATE TABLE spans (id bigint PRIMARY KEY, took time(6), day date) ENGINE=InnoDB",
+                "INSERT INTO spans VALUES (1, '12:00:00', '2024-01-01'), (2, '838:59:59', '2024-01-02')");
+        TableId t = new TableId(name, "spans");
+        assertThat(refusal(m, AlterOptions.of(t, "ADD COLUMN x int")).getMessage()).contains("spans.took", "838:59:59")
+                .doesNotContain("spans.day");
+        exec(m, "SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'", "UPDATE spans SET took = '-01:00:00', day = '0000-00-00' WHERE id = 2");
+        assertThat(refusal(m, AlterOptions.of(t, "ADD COLUMN x int")).getMessage()).contains("spans.took", "-01:00:00", "spans.day", "0000-00-00");
+        assertNothingLeft(m, t);
+    }
+
+    /**
      * A rename in the clause without --rename-column would look like "dropped v, added label" and lose every value
      * of v: refused, naming both columns and the option. PostgreSQL tells it by attnum (so also {@code RENAME v TO
      * label} without COLUMN), MariaDB/MySQL by reading RENAME COLUMN / CHANGE in the clause.

@@ -30,11 +30,7 @@ class TypeMatrixTest {
     private static final Map<String, List<Cell>> RESULTS = new LinkedHashMap<>();
     /** Cells still wrong, each named in docs/operations/limitations.md; any other difference fails the test. */
     private static final Set<String> KNOWN = Set.of(
-            "MariaDB → PostgreSQL t_time_long copy", "MariaDB → PostgreSQL t_time_long stream",
             "MariaDB → PostgreSQL t_nul copy", "MariaDB → PostgreSQL t_nul stream",
-            "MariaDB → MariaDB t_time_long copy", "MariaDB → MariaDB t_time_long stream",
-            "MySQL → PostgreSQL t_time_long copy", "MySQL → PostgreSQL t_time_long stream",
-            "MySQL → MySQL t_time_long copy", "MySQL → MySQL t_time_long stream",
             "PostgreSQL → PostgreSQL t_numeric_nan copy", "PostgreSQL → PostgreSQL t_numeric_nan stream",
             "PostgreSQL → PostgreSQL t_timestamp_max stream", "PostgreSQL → PostgreSQL t_interval_max stream");
     private static TimeZone previous;

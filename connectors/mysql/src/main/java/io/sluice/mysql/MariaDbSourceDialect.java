@@ -462,7 +462,9 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
 
     @Override
     public List<String> valueProblems(Connection c, List<TableDef> tables, ZeroDates zeroDates) throws SQLException {
-        return MariaDbZeroDates.problems(c, tables, zeroDates);
+        List<String> problems = new ArrayList<>(MariaDbZeroDates.problems(c, tables, zeroDates));
+        problems.addAll(MariaDbTimeRange.problems(c, tables));
+        return problems;
     }
 
     @Override

@@ -1,0 +1,57 @@
+package io.sluice.mysql;
+
+import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.ValueKind;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * MariaDB/MySQL {@code TIME} is a duration (−838:59:59 to 838:59:59); Sluice's row model carries it as a time of
+ * day, which is what PostgreSQL's {@code time} holds. A value outside a day used to fail the copier half-way
+ * through the table after its retries ("cannot read …"); the preflight scans each TIME column once instead and
+ * names the column and a value before anything is created. A value written later still stops the pipeline, naming
+ * table and column (no sql_mode keeps writers to one day).
+ */
+final class MariaDbTimeRange {
+
+    private MariaDbTimeRange() {
+    }
+
+    /** One scan per table with TIME columns: each column holding a value outside 00:00:00–23:59:59.999999, with an example. */
+    static List<String> problems(Connection c, List<TableDef> tables) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        for (TableDef t : tables) {
+            List<Column> times = t.columns().stream().filter(col -> col.kind() == ValueKind.TIME).toList();
+            if (times.isEmpty()) {
+                continue;
+            }
+            StringBuilder sql = new StringBuilder("SELECT ");
+            for (int i = 0; i < times.size(); i++) {
+                String q = MariaDbTypes.quote(times.get(i).name());
+                sql.append(i == 0 ? "" : ", ").append("MIN(CASE WHEN ").append(q).append(" < TIME '00:00:00' OR ").append(q)
+                        .append(" >= TIME '24:00:00' THEN CAST(").append(q).append(" AS CHAR) END)");
+            }
+            sql.append(" FROM ").append(MariaDbSourceDialect.qualified(t.id()));
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
+                rs.next();
+                for (int i = 0; i < times.size(); i++) {
+                    String example = rs.getString(i + 1);
+                    if (example != null) {
+                        Column col = times.get(i);
+                        problems.add("column " + t.id() + "." + col.name() + " (" + col.nativeType() + ") holds '" + example
+                                + "', outside 00:00:00–23:59:59.999999: Sluice carries TIME as a time of day (PostgreSQL's time), "
+                                + "and MariaDB/MySQL TIME values beyond a day or negative are durations it cannot carry yet; "
+                                + "fix the rows, change the column (e.g. to BIGINT microseconds), or exclude the table");
+                    }
+                }
+            }
+        }
+        return problems;
+    }
+}
