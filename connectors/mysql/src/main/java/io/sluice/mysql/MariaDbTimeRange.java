@@ -5,9 +5,7 @@ import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.ValueKind;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,24 +29,14 @@ final class MariaDbTimeRange {
             if (times.isEmpty()) {
                 continue;
             }
-            StringBuilder sql = new StringBuilder("SELECT ");
+            List<String> examples = MariaDbValueScan.examples(c, t.id(), times, q -> q + " < TIME '00:00:00' OR " + q + " >= TIME '24:00:00'");
             for (int i = 0; i < times.size(); i++) {
-                String q = MariaDbTypes.quote(times.get(i).name());
-                sql.append(i == 0 ? "" : ", ").append("MIN(CASE WHEN ").append(q).append(" < TIME '00:00:00' OR ").append(q)
-                        .append(" >= TIME '24:00:00' THEN CAST(").append(q).append(" AS CHAR) END)");
-            }
-            sql.append(" FROM ").append(MariaDbSourceDialect.qualified(t.id()));
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
-                rs.next();
-                for (int i = 0; i < times.size(); i++) {
-                    String example = rs.getString(i + 1);
-                    if (example != null) {
-                        Column col = times.get(i);
-                        problems.add("column " + t.id() + "." + col.name() + " (" + col.nativeType() + ") holds '" + example
-                                + "', outside 00:00:00–23:59:59.999999: Sluice carries TIME as a time of day (PostgreSQL's time), "
-                                + "and MariaDB/MySQL TIME values beyond a day or negative are durations it cannot carry yet; "
-                                + "fix the rows, change the column (e.g. to BIGINT microseconds), or exclude the table");
-                    }
+                if (examples.get(i) != null) {
+                    Column col = times.get(i);
+                    problems.add("column " + t.id() + "." + col.name() + " (" + col.nativeType() + ") holds '" + examples.get(i)
+                            + "', outside 00:00:00–23:59:59.999999: Sluice carries TIME as a time of day (PostgreSQL's time), "
+                            + "and MariaDB/MySQL TIME values beyond a day or negative are durations it cannot carry yet; "
+                            + "fix the rows, change the column (e.g. to BIGINT microseconds), or exclude the table");
                 }
             }
         }

@@ -54,20 +54,10 @@ final class MariaDbZeroDates {
             if (dates.isEmpty()) {
                 continue;
             }
-            StringBuilder sql = new StringBuilder("SELECT ");
+            List<String> examples = MariaDbValueScan.examples(c, t.id(), dates, q -> "MONTH(" + q + ") = 0 OR DAYOFMONTH(" + q + ") = 0");
             for (int i = 0; i < dates.size(); i++) {
-                String q = MariaDbTypes.quote(dates.get(i).name());
-                sql.append(i == 0 ? "" : ", ").append("MIN(CASE WHEN MONTH(").append(q).append(") = 0 OR DAYOFMONTH(").append(q)
-                        .append(") = 0 THEN CAST(").append(q).append(" AS CHAR) END)");
-            }
-            sql.append(" FROM ").append(MariaDbSourceDialect.qualified(t.id()));
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
-                rs.next();
-                for (int i = 0; i < dates.size(); i++) {
-                    String example = rs.getString(i + 1);
-                    if (example != null) {
-                        problems.add(message(t, dates.get(i), example, choice, permissive));
-                    }
+                if (examples.get(i) != null) {
+                    problems.add(message(t, dates.get(i), examples.get(i), choice, permissive));
                 }
             }
         }
