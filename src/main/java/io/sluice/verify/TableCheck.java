@@ -42,8 +42,6 @@ final class TableCheck {
     private final VerifyListener listener;
     private final RepairHook repair;
     private final LongConsumer rowsChecked;
-    /** Hashes the target's side of a range while the source hashes its own (set for the duration of {@link #run}). */
-    private ExecutorService targetThread;
     /** Source digests taken earlier (hash method only), or null: the first pass walks and hashes both sides. */
     private final RangeLedger.Prior prior;
 
@@ -103,13 +101,7 @@ final class TableCheck {
         long rows = 0;
         long chunks = 0;
         int rounds = 0;
-        ExecutorService targetThread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "sluice-verify-target-" + pair.target().id());
-            t.setDaemon(true);
-            return t;
-        });
         try (SideTable src = new SideTable(sourceSide, pair.source()); SideTable tgt = new SideTable(targetSide, pair.target())) {
-            this.targetThread = targetThread;
             List<Suspect> pending = new ArrayList<>();
             long[] counters = method == Method.HASH ? hashPass(src, tgt, pending) : rowPass(src, tgt, pending);
             rows = counters[0];
@@ -151,8 +143,6 @@ final class TableCheck {
             return result(rows, chunks, rounds, List.of(), 0, "interrupted", started);
         } catch (Exception e) {
             return result(rows, chunks, rounds, List.of(), 0, e.getClass().getSimpleName() + ": " + e.getMessage(), started);
-        } finally {
-            targetThread.shutdownNow();
         }
     }
 
@@ -161,8 +151,8 @@ final class TableCheck {
      * hashes (each side has its own connection; on one server the two statements use two cores). {@code known}: the
      * source digest taken earlier, or null.
      */
-    private SideTable.ChunkHash[] hashBoth(SideTable src, SideTable tgt, Object[] lo, Object[] hi, SideTable.ChunkHash known)
-            throws SQLException, InterruptedException {
+    private static SideTable.ChunkHash[] hashBoth(ExecutorService targetThread, SideTable src, SideTable tgt, Object[] lo, Object[] hi,
+                                                  SideTable.ChunkHash known) throws SQLException, InterruptedException {
         Future<SideTable.ChunkHash> target = targetThread.submit(() -> tgt.hash(lo, hi));
         SideTable.ChunkHash source;
         try {
@@ -195,6 +185,21 @@ final class TableCheck {
     }
 
     private long[] hashPass(SideTable src, SideTable tgt, List<Suspect> pending) throws SQLException, InterruptedException {
+        // The target's side of each range is hashed on this thread while the source walks and hashes its own.
+        ExecutorService targetThread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sluice-verify-target-" + pair.target().id());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return hashPass(targetThread, src, tgt, pending);
+        } finally {
+            targetThread.shutdownNow();
+        }
+    }
+
+    private long[] hashPass(ExecutorService targetThread, SideTable src, SideTable tgt, List<Suspect> pending)
+            throws SQLException, InterruptedException {
         long rows = 0;
         long chunks = 0;
         Object[] lo = null;
@@ -202,7 +207,7 @@ final class TableCheck {
             // The earlier ranges tile the key space from its start: the target is hashed in every one of them (it is
             // what this pass checks), the source only where the stream changed it since its digest (RangeLedger).
             for (RangeLedger.Range r : prior.ranges()) {
-                SideTable.ChunkHash[] both = hashBoth(src, tgt, r.lo(), r.hi(), r.sourceHash());
+                SideTable.ChunkHash[] both = hashBoth(targetThread, src, tgt, r.lo(), r.hi(), r.sourceHash());
                 SideTable.ChunkHash s = both[0];
                 SideTable.ChunkHash t = both[1];
                 rows += s.count();
@@ -219,7 +224,7 @@ final class TableCheck {
         }
         while (true) {
             Object[] hi = src.boundAfter(lo, config.chunkRows());
-            SideTable.ChunkHash[] both = hashBoth(src, tgt, lo, hi, null);
+            SideTable.ChunkHash[] both = hashBoth(targetThread, src, tgt, lo, hi, null);
             SideTable.ChunkHash s = both[0];
             SideTable.ChunkHash t = both[1];
             rows += s.count();

@@ -122,8 +122,7 @@ final class StreamGate {
         private void wakeUpSource() {
             try (Connection c = source.open(); Statement s = c.createStatement()) {
                 s.execute(wakeUp);
-                log.info("No Debezium heartbeat on {} within {} ms (an idle source): ran {} so the server sends the stream an event",
-                        topic, WAKE_UP_AFTER_MS, wakeUp);
+                log.info("No Debezium heartbeat on {} yet (an idle source): ran {} so the server sends the stream an event", topic, wakeUp);
             } catch (Exception e) {
                 wakeUpFailed = true;
                 log.warn("Could not run {} on the source ({}); the first chunk waits for the server's own binlog heartbeat, "
