@@ -90,4 +90,89 @@ class DebeziumConfigTest {
         connect.deleteConnector(name);
         assertThat(failure).isNotNull().contains("no longer available");
     }
+
+    /**
+     * Debezium's own check of a stored MariaDB position is off (MariaDbStream: it fails a routine failover), so the
+     * server's check is what stands between a purged binlog and a silent gap: the restarted task must fail, not
+     * resume at the oldest binlog left.
+     */
+    @Test
+    void aPurgedMariaDbBinlogOnRestartIsALoudFailure() throws Exception {
+        try (MariaDbServer maria = MariaDbServer.start("mariadb-purge", Map.of())) {
+            String db = maria.createDatabase("purged");
+            try (Connection c = maria.connect(db); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)");
+            }
+            String pipeline = TestServers.uniqueName("purged");
+            StreamSpec spec = new StreamSpec(pipeline, maria.jdbcUrl(db), maria.user(), maria.password(),
+                    List.of(new TableId(db, "t")), Duration.ofSeconds(1), 1);
+            Map<String, String> config = MariaDbStream.debeziumConfig(spec, TestServers.kafka().bootstrapServers());
+            EmbeddedConnect connect = TestServers.connect();
+            String name = pipeline + "-debezium";
+            connect.putConnector(name, config);
+            connect.awaitRunning(name, Duration.ofSeconds(60));
+            String topic = spec.changeTopic(new TableId(db, "t"));
+            for (int i = 0; ; i++) {
+                try (Connection c = maria.connect(db); Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO t VALUES (" + i + ", 'x')");
+                }
+                try {
+                    TestServers.consume(topic, 1, Duration.ofSeconds(5));
+                    break;
+                } catch (AssertionError e) {
+                    if (i > 10) {
+                        throw e;
+                    }
+                }
+            }
+            Thread.sleep(2500);   // offset flush interval of the embedded worker is 1 s
+            connect.deleteConnector(name);
+            // Changes the stopped connector has not read, then their binlog file purged (the server keeps a file a
+            // binlog dump thread still reads).
+            try (Connection c = maria.connect(db); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO t VALUES (1000, 'lost')");
+                s.execute("FLUSH BINARY LOGS");
+                s.execute("INSERT INTO t VALUES (1001, 'after')");
+                s.execute("FLUSH BINARY LOGS");
+                String current;
+                try (java.sql.ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
+                    rs.next();
+                    current = rs.getString(1);
+                }
+                java.util.List<Long> dumps = new java.util.ArrayList<>();
+                try (java.sql.ResultSet rs = s.executeQuery(
+                        "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) {
+                    while (rs.next()) {
+                        dumps.add(rs.getLong(1));
+                    }
+                }
+                for (long id : dumps) {
+                    s.execute("KILL " + id);   // the server notices a closed dump connection only at its next send
+                }
+                String oldest = null;
+                for (int i = 0; i < 50 && !current.equals(oldest); i++) {
+                    // Refused (a warning) until the server no longer needs the file for crash recovery.
+                    s.execute("PURGE BINARY LOGS TO '" + current + "'");
+                    try (java.sql.ResultSet rs = s.executeQuery("SHOW BINARY LOGS")) {
+                        rs.next();
+                        oldest = rs.getString(1);
+                    }
+                    Thread.sleep(100);
+                }
+                try (java.sql.ResultSet rs = s.executeQuery("SHOW BINARY LOGS")) {
+                    rs.next();
+                    assertThat(rs.getString(1)).as("the oldest binlog left").isEqualTo(current);
+                }
+            }
+            connect.putConnector(name, config);
+            String failure = null;
+            for (int i = 0; i < 150 && failure == null; i++) {
+                failure = connect.connectorStatus(name).flatMap(st -> st.failure()).orElse(null);
+                Thread.sleep(200);
+            }
+            connect.deleteConnector(name);
+            assertThat(failure).as("the restarted Debezium task's failure").isNotNull()
+                    .contains("required binlog files have been purged");
+        }
+    }
 }

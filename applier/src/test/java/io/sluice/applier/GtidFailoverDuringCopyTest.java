@@ -44,6 +44,7 @@ class GtidFailoverDuringCopyTest {
                 assertThat(p.sourceServer()).isSameAs(servers.replica());
 
                 BinlogPipeline.Outcome o = p.awaitConverged(Duration.ofSeconds(180));
+                assertThat(o.streamFailure()).as("Debezium's failure").isNull();
                 if (o.failure() != null) {
                     log.info("the applier stopped: {}", o.failure());
                     assertThat(o.failure()).contains("binlog coordinates of").contains("went back").contains("Re-copy");

@@ -49,6 +49,7 @@ class GtidFailoverTest {
                 assertThat(io.sluice.spi.position.BinlogSnapshot.compare(afterFile, 4, before, 4)).isNegative();
 
                 BinlogPipeline.Outcome o = p.awaitConverged(Duration.ofSeconds(180));
+                assertThat(o.streamFailure()).as("Debezium's failure").isNull();
                 assertThat(o.failure()).isNull();
                 assertThat(o.differences()).isEmpty();
                 assertThat(p.workload.transactions.get()).isGreaterThan(100);

@@ -55,8 +55,8 @@ class ResetMasterTest {
                 BinlogPipeline.join(after);
                 assertThat(io.sluice.testkit.MariaDbReplication.currentBinlogFile(source)).isEqualTo("mariadb-bin.000001");
 
-                BinlogPipeline.Outcome o = p.awaitConverged(Duration.ofSeconds(90));
-                String stream = p.streamFailure();
+                BinlogPipeline.Outcome o = p.awaitApplierOutcome(Duration.ofSeconds(90));
+                String stream = o.streamFailure();
                 log.info("after RESET MASTER: {} differences, applier failure {}, stream failure {}", o.differences().size(),
                         o.failure(), stream);
                 // Debezium's own failure, if any, is a bare EOFException that names nothing: the applier must say it.

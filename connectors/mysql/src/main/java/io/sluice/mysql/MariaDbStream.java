@@ -25,9 +25,15 @@ import java.util.zip.CRC32;
  * the MySQL connector fails on MariaDB types such as {@code uuid}), or the MySQL connector for
  * {@code jdbc:mysql:} URLs (MySQL 8), and event positions out of their events. Every value is explicit:
  * <ul>
- *   <li>{@code snapshot.mode=no_data}: the copier copies. With {@code log.position.check.enable=true} a
- *       restart whose binlog position has been purged fails ("no longer available") instead of skipping; no_data
- *       never re-snapshots to fill the gap. The fix is a re-copy (docs/design/applier.md).</li>
+ *   <li>{@code snapshot.mode=no_data}: the copier copies; no_data never re-snapshots to fill a gap. A restart
+ *       whose binlog position has been purged fails; the fix is a re-copy (docs/design/applier.md). On MySQL
+ *       Debezium's own check ({@code internal.log.position.check.enable}) says so ("no longer available", from
+ *       {@code gtid_purged}). On MariaDB that check is off: it compares the stored GTIDs with
+ *       {@code @@gtid_binlog_pos}, which holds one GTID per domain, of the server that wrote last, so after a
+ *       failover whose new primary has written once it refuses a position the server holds (0-1-N against
+ *       0-2-M), while it cannot see a purge at all (it knows no purged set). The server checks instead: a purged
+ *       position is error 1236, "required binlog files have been purged", and the task fails
+ *       (DebeziumConfigTest, GtidFailoverTest).</li>
  *   <li>{@code database.server.id} derived from the pipeline name (CRC32), so two pipelines on one server do
  *       not collide and a restart keeps its id; GTIDs are used by the connector where the server has them.</li>
  *   <li>Schema history in Kafka, topic {@code __sluice-schema-history.<pipeline>}; the caller supplies the
@@ -77,7 +83,8 @@ public final class MariaDbStream {
         c.put("table.include.list", includeList(spec.tables()));
         c.put("snapshot.mode", "no_data");
         c.put("snapshot.locking.mode", "minimal");
-        c.put("log.position.check.enable", "true");
+        // Debezium declares this setting internal: its key carries the "internal." prefix (without it the value is ignored).
+        c.put("internal.log.position.check.enable", String.valueOf(mysql));
         c.put("include.schema.changes", "false");
         c.put("schema.history.internal", "io.debezium.storage.kafka.history.KafkaSchemaHistory");
         c.put("schema.history.internal.kafka.topic", schemaHistoryTopic(spec.name()));

@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
  *       exactly the pipeline's tables ({@code publication.autocreate.mode=filtered}); a pre-created one (for a
  *       role that may not create publications) is checked by {@link #publicationProblems}.</li>
  *   <li>{@code snapshot.mode=no_data}: the copier copies; Debezium only streams. With
- *       {@code log.position.check.enable=true} a restart whose slot position is gone fails instead of skipping
+ *       {@code internal.log.position.check.enable=true} a restart whose slot position is gone fails instead of skipping
  *       (no_data never snapshots "to fill the gap"); {@link #slotProblems} names the fix before a start.</li>
  *   <li>{@code decimal.handling.mode=precise}, {@code time.precision.mode=adaptive_time_microseconds} (micro
  *       precision; the lossy {@code connect} mode truncates to milliseconds), {@code binary.handling.mode=bytes}.</li>
@@ -81,7 +81,7 @@ public final class PostgresStream {
         c.put("publish.via.partition.root", "true");
         c.put("table.include.list", includeList(spec.tables()));
         c.put("snapshot.mode", "no_data");
-        c.put("log.position.check.enable", "true");
+        c.put("internal.log.position.check.enable", "true");   // an internal Debezium setting: the key has the prefix
         c.put("decimal.handling.mode", "precise");
         c.put("time.precision.mode", "adaptive_time_microseconds");
         c.put("binary.handling.mode", "bytes");
