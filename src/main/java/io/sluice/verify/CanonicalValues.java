@@ -172,7 +172,8 @@ final class CanonicalValues {
             return "'" + v.toString().replace("'", "''") + "'";
         }
         if (v instanceof BigDecimal d) {
-            return d.toPlainString();
+            String special = io.sluice.spi.model.SpecialDecimals.name(d);
+            return special != null ? "'" + special + "'" : d.toPlainString();
         }
         return v.toString();
     }

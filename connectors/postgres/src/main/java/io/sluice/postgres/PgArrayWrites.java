@@ -150,7 +150,7 @@ final class PgArrayWrites {
         return switch (column.kind()) {
             case BOOLEAN -> ((Boolean) v) ? "t" : "f";
             case INT -> Long.toString((Long) v);
-            case DECIMAL -> ((BigDecimal) v).toString();
+            case DECIMAL -> PgCopyWire.numericText((BigDecimal) v);
             // Double.toString round-trips (shortest digits that parse back to the same double); the server's
             // float8 input is correctly rounded, and spells NaN and ±Infinity as Java does.
             case FLOAT64 -> Double.toString((Double) v);

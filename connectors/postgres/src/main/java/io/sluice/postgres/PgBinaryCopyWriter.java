@@ -6,6 +6,8 @@ import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.Unavailable;
 import org.postgresql.copy.CopyIn;
 
+import io.sluice.spi.model.SpecialDecimals;
+
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -165,6 +167,15 @@ final class PgBinaryCopyWriter extends PgCopyStream {
 
     /** PostgreSQL's numeric wire format: base-10000 digits, weight of the first, sign, display scale. */
     private void numeric(BigDecimal v) {
+        String special = SpecialDecimals.name(v);
+        if (special != null) {   // no digits; the sign field names it (PostgreSQL's NUMERIC_NAN, _PINF, _NINF)
+            buf.writeInt(8);
+            short2(0);
+            short2(0);
+            short2(special.equals("NaN") ? 0xC000 : special.equals("Infinity") ? 0xD000 : 0xF000);
+            short2(0);
+            return;
+        }
         int dscale = Math.max(v.scale(), 0);
         BigDecimal abs = v.abs();
         if (abs.scale() < 0) {

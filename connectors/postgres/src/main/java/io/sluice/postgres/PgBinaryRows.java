@@ -3,6 +3,8 @@ package io.sluice.postgres;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
 
+import io.sluice.spi.model.SpecialDecimals;
+
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -151,10 +153,18 @@ final class PgBinaryRows {
         int weight = (short) short2(b, off + 2);
         int sign = short2(b, off + 4);
         int dscale = short2(b, off + 6);
-        if (sign != 0 && sign != 0x4000) {
-            // the JDBC path cannot read NaN/±Infinity as a BigDecimal either (PostgresTypes.read)
-            throw new IllegalArgumentException("numeric " + (sign == 0xC000 ? "NaN" : sign == 0xD000 ? "Infinity" : "-Infinity")
-                    + " in " + column.name() + " has no value in the row model");
+        switch (sign) {
+            case 0xC000 -> {
+                return SpecialDecimals.NAN;
+            }
+            case 0xD000 -> {
+                return SpecialDecimals.INFINITY;
+            }
+            case 0xF000 -> {
+                return SpecialDecimals.NEGATIVE_INFINITY;
+            }
+            default -> {
+            }
         }
         BigInteger acc = BigInteger.ZERO;
         BigInteger base = BigInteger.valueOf(10_000);

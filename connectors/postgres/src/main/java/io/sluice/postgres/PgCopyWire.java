@@ -1,5 +1,7 @@
 package io.sluice.postgres;
 
+import io.sluice.spi.model.SpecialDecimals;
+
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
@@ -39,6 +41,12 @@ enum PgCopyWire {
             case "text", "varchar", "bpchar", "name", "citext", "json", "xml", "enum" -> TEXT;
             default -> UNSUPPORTED;
         };
+    }
+
+    /** A numeric's input text: the plain number, or NaN/Infinity/-Infinity ({@link SpecialDecimals}). */
+    static String numericText(BigDecimal d) {
+        String special = SpecialDecimals.name(d);
+        return special != null ? special : d.toPlainString();
     }
 
     /** An integer for an integer column of this wire, range-checked (the server would reject it with less context). */

@@ -206,7 +206,7 @@ final class PgEncodedReader implements EncodedChunkReader {
             return v.toString();
         }
         if (v instanceof BigDecimal d) {
-            return d.toPlainString();
+            return PgCopyWire.numericText(d);
         }
         if (v instanceof LocalDate d) {
             return date(d);

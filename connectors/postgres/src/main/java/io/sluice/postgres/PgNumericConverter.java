@@ -2,7 +2,7 @@ package io.sluice.postgres;
 
 import io.debezium.spi.converter.CustomConverter;
 import io.debezium.spi.converter.RelationalColumn;
-import org.apache.kafka.connect.data.Decimal;
+import io.sluice.spi.model.SpecialDecimals;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -16,10 +16,10 @@ import java.util.Properties;
  *
  * <p>With {@code decimal.handling.mode=precise} Debezium turns {@code NaN} and {@code ±Infinity} into NULL, which
  * would write a NULL on the target without a word, and it does not keep the text's scale of an unconstrained
- * numeric. This converter emits the exact value with its own scale (the schemas stay Debezium's: a Connect
- * {@code Decimal} for {@code numeric(p,s)}, {@code io.debezium.data.VariableScaleDecimal} for {@code numeric}),
- * and stops the stream on a special value, naming the table and column, since the row model and the other
- * target engines have no place for it.
+ * numeric. This converter emits the exact value with its own scale, and the special values as the row model's
+ * stand-ins ({@link SpecialDecimals}), which the copy reads too. Every numeric column, {@code numeric(p,s)} included
+ * (it holds NaN), gets Debezium's {@code io.debezium.data.VariableScaleDecimal} schema (scale and unscaled bytes):
+ * a Connect {@code Decimal} has one fixed scale, which no stand-in has.
  *
  * <p>A NOT NULL column can still arrive without a value: the old row of a DELETE under {@code REPLICA IDENTITY
  * DEFAULT} carries only the key. Debezium's own converters put a stand-in there (a required field cannot be null);
@@ -41,32 +41,26 @@ public class PgNumericConverter implements CustomConverter<SchemaBuilder, Relati
         if (!type.equals("numeric") && !type.equals("decimal")) {
             return;
         }
-        String where = column.dataCollection() + "." + column.name();
         int length = column.length().orElse(0);
         int scale = column.scale().orElse(0);
         // Debezium's own rule: no typmod reads as length 0 or 131089 (numeric's maximum) with scale 0
         boolean constrained = !((length == 0 || length == UNCONSTRAINED_LENGTH) && scale == 0);
-        if (constrained) {
-            SchemaBuilder schema = Decimal.builder(scale).parameter("connect.decimal.precision", String.valueOf(length));
-            if (column.isOptional()) {
-                schema.optional();
-            }
-            BigDecimal absent = column.isOptional() ? null : BigDecimal.ZERO.setScale(scale);
-            registration.register(schema, v -> v == null ? absent : exact(v, where).setScale(scale));
-        } else {
-            SchemaBuilder schema = variableScale();
-            if (column.isOptional()) {
-                schema.optional();
-            }
-            Schema built = column.isOptional() ? VARIABLE_SCALE_OPTIONAL : VARIABLE_SCALE_SCHEMA;
-            registration.register(schema, v -> {
-                if (v == null && column.isOptional()) {
-                    return null;
-                }
-                BigDecimal d = v == null ? BigDecimal.ZERO : exact(v, where);
-                return new Struct(built).put("scale", d.scale()).put("value", d.unscaledValue().toByteArray());
-            });
+        SchemaBuilder schema = variableScale();
+        if (column.isOptional()) {
+            schema.optional();
         }
+        Schema built = column.isOptional() ? VARIABLE_SCALE_OPTIONAL : VARIABLE_SCALE_SCHEMA;
+        BigDecimal absent = constrained ? BigDecimal.ZERO.setScale(scale) : BigDecimal.ZERO;
+        registration.register(schema, v -> {
+            if (v == null && column.isOptional()) {
+                return null;
+            }
+            BigDecimal d = v == null ? absent : exact(v);
+            if (constrained && !SpecialDecimals.isSpecial(d)) {
+                d = d.setScale(scale);
+            }
+            return new Struct(built).put("scale", d.scale()).put("value", d.unscaledValue().toByteArray());
+        });
     }
 
     private static SchemaBuilder variableScale() {
@@ -74,18 +68,19 @@ public class PgNumericConverter implements CustomConverter<SchemaBuilder, Relati
                 .field("scale", Schema.INT32_SCHEMA).field("value", Schema.BYTES_SCHEMA);
     }
 
-    /** The value as Debezium resolved it (a decimal wrapper whose text is the plain number, or the special value's name). */
-    static BigDecimal exact(Object value, String where) {
+    /**
+     * The value as Debezium resolved it: a decimal wrapper whose text is the plain number, or a special value,
+     * which becomes its stand-in.
+     */
+    static BigDecimal exact(Object value) {
         if (value instanceof BigDecimal d) {
             return d;
         }
-        String text = value.toString();
-        try {
-            return new BigDecimal(text);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("numeric column " + where + " holds " + text + " (NaN or ±Infinity), which Sluice "
-                    + "cannot carry: change such values on the source, or add CHECK (" + where.substring(where.lastIndexOf('.') + 1)
-                    + " NOT IN ('NaN', 'Infinity', '-Infinity')), then restart the pipeline");
+        if (value instanceof Double x && (x.isNaN() || x.isInfinite())) {
+            return x.isNaN() ? SpecialDecimals.NAN : x > 0 ? SpecialDecimals.INFINITY : SpecialDecimals.NEGATIVE_INFINITY;
         }
+        String text = value.toString();
+        BigDecimal special = SpecialDecimals.parse(text);
+        return special != null ? special : new BigDecimal(text);
     }
 }

@@ -76,7 +76,7 @@ final class PgTextCopyWriter extends PgCopyStream {
                 case INT2, INT4, OID, INT8 -> ascii(Long.toString(wire.integral(v)));
                 case FLOAT4 -> ascii(PgCopyWire.floatText(((Number) v).floatValue()));
                 case FLOAT8 -> ascii(PgCopyWire.doubleText(((Number) v).doubleValue()));
-                case NUMERIC -> ascii((v instanceof BigDecimal d ? d : new BigDecimal(v.toString())).toPlainString());
+                case NUMERIC -> ascii(PgCopyWire.numericText(v instanceof BigDecimal d ? d : new BigDecimal(v.toString())));
                 case BYTEA -> hex(PgMySqlValues.isGeometry(plan.column(i)) ? PgMySqlValues.wkb((byte[]) v) : (byte[]) v);
                 case BIT -> {
                     if (!PgMySqlValues.isBit(plan.column(i))) {
@@ -123,7 +123,7 @@ final class PgTextCopyWriter extends PgCopyStream {
         } else if (v instanceof Float f) {
             ascii(PgCopyWire.floatText(f));
         } else if (v instanceof BigDecimal d) {
-            ascii(d.toPlainString());
+            ascii(PgCopyWire.numericText(d));
         } else if (v instanceof LocalDate d) {
             ascii(PgCopyWire.dateText(d));
         } else if (v instanceof LocalTime t) {

@@ -1,6 +1,7 @@
 package io.sluice.postgres;
 
 import io.sluice.spi.model.Column;
+import io.sluice.spi.model.SpecialDecimals;
 import io.sluice.spi.model.ValueKind;
 
 import java.sql.PreparedStatement;
@@ -68,8 +69,8 @@ final class PostgresTypes {
                 yield rs.wasNull() ? null : l;
             }
             // Unconstrained numeric keeps each value's own scale (1.50 stays 1.50), as PgNumericConverter does on the
-            // stream. NaN and ±Infinity fail here, naming the column (readRow).
-            case DECIMAL -> rs.getBigDecimal(index);
+            // stream. The driver has no BigDecimal for NaN and ±Infinity: their text names the stand-in.
+            case DECIMAL -> decimal(rs, index);
             case FLOAT32 -> {
                 float f = rs.getFloat(index);
                 yield rs.wasNull() ? null : f;
@@ -94,11 +95,30 @@ final class PostgresTypes {
         return v;
     }
 
+    private static java.math.BigDecimal decimal(ResultSet rs, int index) throws SQLException {
+        try {
+            return rs.getBigDecimal(index);
+        } catch (SQLException e) {
+            java.math.BigDecimal special = SpecialDecimals.parse(rs.getString(index));
+            if (special == null) {
+                throw e;
+            }
+            return special;
+        }
+    }
+
     /** Binds a canonical value for a comparison with a column of {@code column}'s type. */
     static void bind(PreparedStatement ps, int index, Column column, Object value) throws SQLException {
         switch (column.kind()) {
             case INT -> ps.setLong(index, (Long) value);
-            case DECIMAL -> ps.setBigDecimal(index, (java.math.BigDecimal) value);
+            case DECIMAL -> {
+                String special = SpecialDecimals.name((java.math.BigDecimal) value);
+                if (special != null) {
+                    ps.setObject(index, special, java.sql.Types.OTHER);
+                } else {
+                    ps.setBigDecimal(index, (java.math.BigDecimal) value);
+                }
+            }
             case BOOLEAN -> ps.setBoolean(index, (Boolean) value);
             case STRING, JSON, NATIVE_TEXT -> ps.setString(index, (String) value);
             case BYTES -> ps.setBytes(index, (byte[]) value);

@@ -12,8 +12,8 @@ import java.sql.SQLException;
  * {@code timestamptz}) and {@code time '24:00'} as {@code LocalTime.MAX}, while Debezium's decoder turns the same
  * values into other stand-ins (finite dates hundreds of millennia away, 86 400 000 000 µs). The key's partition
  * and its place among the chunks would then depend on which path carried it, so such a key cannot be merged
- * exactly: it stops the copy, naming the table, column and value. ({@code numeric 'NaN'} already cannot be read
- * as a BigDecimal and stops it the same way.) A {@code timestamptz} infinity is {@code Instant.MAX/MIN} in the row
+ * exactly: it stops the copy, naming the table, column and value. ({@code numeric} NaN and ±Infinity have one
+ * stand-in on both paths, {@link io.sluice.spi.model.SpecialDecimals}, and are merged as any key.) A {@code timestamptz} infinity is {@code Instant.MAX/MIN} in the row
  * model ({@link PgSpecialTimes}). The stream's side is the applier's ({@link io.sluice.spi.model.SpecialKeyValue}).
  */
 final class SpecialKeyValues {

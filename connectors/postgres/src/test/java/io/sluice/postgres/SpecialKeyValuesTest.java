@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Key values whose copy (JDBC) and change-stream (Debezium) forms differ stop the copy by name instead of being
- * partitioned and placed differently on the two paths.
+ * partitioned and placed differently on the two paths; numeric's special values, whose forms agree, are read.
  */
 class SpecialKeyValuesTest {
     final PostgresSourceDialect dialect = new PostgresSourceDialect();
@@ -32,8 +32,7 @@ class SpecialKeyValuesTest {
                 {"k_ts", "k timestamp PRIMARY KEY", "'2024-01-01', 'infinity'", "'infinity'"},
                 {"k_tstz", "k timestamptz PRIMARY KEY", "'2024-01-01 00:00+00', '-infinity'", "'-infinity'"},
                 {"k_date", "k date PRIMARY KEY", "'2024-01-01', 'infinity'", "'infinity'"},
-                {"k_time", "k time PRIMARY KEY", "'12:00', '24:00'", "'24:00:00'"},
-                {"k_num", "k numeric PRIMARY KEY", "1.5, 'NaN'", "NaN"}};
+                {"k_time", "k time PRIMARY KEY", "'12:00', '24:00'", "'24:00:00'"}};
         try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
             for (String[] t : cases) {
                 s.execute("CREATE TABLE " + t[0] + " (" + t[1] + ", v timestamp)");
@@ -49,6 +48,13 @@ class SpecialKeyValuesTest {
             // A finite key with an infinite value in another column is copied.
             s.execute("DELETE FROM k_ts WHERE k = 'infinity'");
             assertThat(readAll(c, dialect.describe(c, new TableId("public", "k_ts")))).hasSize(1);
+            // numeric NaN and ±Infinity have one stand-in on both paths (PgNumericConverter gives the stream the
+            // same), read in PostgreSQL's key order.
+            s.execute("CREATE TABLE k_num (k numeric PRIMARY KEY, v int)");
+            s.execute("INSERT INTO k_num VALUES ('NaN', 1), (1.5, 2), ('-Infinity', 3), ('Infinity', 4)");
+            assertThat(readAll(c, dialect.describe(c, new TableId("public", "k_num"))).stream().map(r -> r[0]).toList())
+                    .containsExactly(io.sluice.spi.model.SpecialDecimals.NEGATIVE_INFINITY, new java.math.BigDecimal("1.5"),
+                            io.sluice.spi.model.SpecialDecimals.INFINITY, io.sluice.spi.model.SpecialDecimals.NAN);
         }
     }
 
