@@ -45,6 +45,32 @@ class IdentityAlterTest {
         }
     }
 
+    /**
+     * A GENERATED column is no part of the row model (pgoutput does not publish it): the shadow, created from the
+     * table, computes it, and still does after the cut-over.
+     */
+    @Test
+    void aGeneratedColumnIsComputedByTheShadow() throws Exception {
+        Database db = AlterKit.database("postgres", "alter_generated");
+        TableId t = new TableId("public", "lines");
+        try (Connection c = db.open(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE lines (id bigint PRIMARY KEY, qty int NOT NULL, price numeric(10,2), "
+                    + "total numeric(12,2) GENERATED ALWAYS AS (qty * price) STORED)");
+            s.execute("INSERT INTO lines (id, qty, price) SELECT g, g % 5, g * 0.5 FROM generate_series(1, 2000) g");
+        }
+        AlterOptions o = AlterOptions.of(t, "ADD COLUMN note text DEFAULT 'n'")
+                .withCutOver(Duration.ofSeconds(2), Duration.ofSeconds(2), 5, Duration.ofMillis(300)).withRevertWindow(false);
+        new OnlineAlter(db, AlterKit.runtime(), o).run();
+        try (Connection c = db.open(); Statement s = c.createStatement()) {
+            assertThat(Sql.queryLong(c, "SELECT count(*) FROM lines WHERE total IS DISTINCT FROM qty * price")).isZero();
+            assertThat(Sql.queryLong(c, "SELECT count(*) FROM lines WHERE total = (id % 5) * id * 0.5")).isEqualTo(2000);
+            s.execute("UPDATE lines SET qty = 10 WHERE id = 7");
+            assertThat(Sql.queryLong(c, "SELECT total::bigint FROM lines WHERE id = 7")).isEqualTo(35);
+            assertThat(Sql.queryLong(c, "SELECT count(*) FROM pg_attribute WHERE attrelid = 'lines'::regclass "
+                    + "AND attname = 'total' AND attgenerated = 's'")).isEqualTo(1);
+        }
+    }
+
     private static long insert(Statement s) throws SQLException {
         try (ResultSet rs = s.executeQuery("INSERT INTO tickets (title) VALUES ('after') RETURNING id")) {
             rs.next();

@@ -116,6 +116,12 @@ public final class MariaDbTargetDialect implements TargetDialect {
 
     @Override
     public List<String> createTableDdl(TableDef source, TableId target) {
+        if (!source.computed().isEmpty()) {
+            throw new io.sluice.spi.dialect.PlanException("table " + source.id() + " has GENERATED columns "
+                    + source.computed().stream().map(g -> g.name()).toList() + ", whose values change events do not carry "
+                    + "and whose PostgreSQL expressions a MariaDB/MySQL target cannot take: exclude the table, or create "
+                    + target + " on the target yourself with those columns computed there");
+        }
         // A MariaDB/MySQL plan's native types are information_schema DATA_TYPEs; PostgreSQL's are format_type names.
         boolean fromMariaDb = source.columns().stream().noneMatch(c -> c.nativeType().contains(" ") && !c.nativeType().endsWith(" unsigned")
                 || c.nativeType().equals("integer") || c.nativeType().equals("boolean") || c.nativeType().equals("bytea")

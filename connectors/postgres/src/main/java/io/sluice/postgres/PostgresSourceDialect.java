@@ -6,6 +6,7 @@ import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.StreamSpec;
 import io.sluice.spi.model.Column;
+import io.sluice.spi.model.ComputedColumn;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.model.ValueKind;
@@ -86,7 +87,8 @@ public class PostgresSourceDialect implements SourceDialect {
     private static final String COLUMNS_SQL = """
             SELECT a.attname, a.attnotnull, format_type(a.atttypid, NULL), a.atttypmod, bt.typname, bt.typtype,
                    bt.typcategory, co.collname, COALESCE(co.collisdeterministic, true), c.relkind,
-                   a.attgenerated, t.typtype, tn.nspname, t.typname, et.typtype, etn.nspname, et.typname
+                   a.attgenerated, t.typtype, tn.nspname, t.typname, et.typtype, etn.nspname, et.typname,
+                   format_type(a.atttypid, a.atttypmod), pg_get_expr(d.adbin, d.adrelid)
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -97,6 +99,7 @@ public class PostgresSourceDialect implements SourceDialect {
             LEFT JOIN pg_catalog.pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
             LEFT JOIN pg_catalog.pg_namespace etn ON etn.oid = et.typnamespace
             LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation
+            LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum AND a.attgenerated <> ''
             WHERE n.nspname = ? AND c.relname = ?
             ORDER BY a.attnum""".formatted(PgUserTypes.rootType("t.oid"));
 
@@ -118,6 +121,7 @@ public class PostgresSourceDialect implements SourceDialect {
     @Override
     public TableDef describe(Connection c, TableId table) throws SQLException {
         List<Column> columns = new ArrayList<>();
+        List<ComputedColumn> computed = new ArrayList<>();
         boolean partitioned = false;
         try (PreparedStatement ps = c.prepareStatement(COLUMNS_SQL)) {
             ps.setString(1, table.schema());
@@ -129,7 +133,14 @@ public class PostgresSourceDialect implements SourceDialect {
                         throw new PlanException("table " + table + " is not a table (relkind " + relkind + "): only tables can be copied");
                     }
                     partitioned = "p".equals(relkind);
-                    columns.add(column(table, rs));
+                    String generated = rs.getString(11);
+                    if (generated != null && !generated.isEmpty()) {
+                        // pgoutput publishes no generated column: the target computes it from the same expression
+                        computed.add(new ComputedColumn(rs.getString(1), rs.getString(18) + " GENERATED ALWAYS AS ("
+                                + rs.getString(19) + ") " + ("v".equals(generated) ? "VIRTUAL" : "STORED")));
+                    } else {
+                        columns.add(column(table, rs));
+                    }
                 }
             }
         }
@@ -138,6 +149,11 @@ public class PostgresSourceDialect implements SourceDialect {
         }
         List<String> key = chooseKey(c, table, columns);
         for (String k : key) {
+            if (computed.stream().anyMatch(g -> g.name().equals(k))) {
+                throw new PlanException("key column " + table + "." + k + " is a GENERATED column, which change events do "
+                        + "not carry (the publication does not send it): make the primary key one of ordinary columns, or "
+                        + "exclude the table");
+            }
             Column col = columns.stream().filter(x -> x.name().equals(k)).findFirst().orElseThrow();
             if (col.kind() == ValueKind.FLOAT32 || col.kind() == ValueKind.FLOAT64) {
                 throw new PlanException("key column " + table + "." + k + " is a floating-point " + col.nativeType()
@@ -152,7 +168,7 @@ public class PostgresSourceDialect implements SourceDialect {
                 throw new PlanException("key column " + table + "." + k + " is " + col.nativeType() + ", which has no usable order for chunking");
             }
         }
-        return new TableDef(table, columns, key, partitioned);
+        return new TableDef(table, columns, key, partitioned, computed);
     }
 
     @Override
@@ -178,7 +194,7 @@ public class PostgresSourceDialect implements SourceDialect {
         int typmod = rs.getInt(4);
         boolean textForm = PgTextForm.carries(rs.getString(7), typtype, typname);
         ValueKind kind = textForm ? ValueKind.NATIVE_TEXT : PostgresTypes.kindOf(typname, typtype);
-        String refusal = PgColumnRefusals.reason(typname, rs.getString(11));
+        String refusal = PgColumnRefusals.reason(typname);
         if (refusal != null) {
             throw new PlanException("column " + table + "." + name + " " + refusal);
         }

@@ -4,6 +4,7 @@ import io.sluice.spi.dialect.BulkWriter;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.TargetDialect;
 import io.sluice.spi.model.Column;
+import io.sluice.spi.model.ComputedColumn;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 
@@ -208,6 +209,10 @@ public final class PostgresTargetDialect implements TargetDialect {
         List<String> cols = new ArrayList<>();
         for (Column c : source.columns()) {
             cols.add(quote(c.name()) + " " + PgTypeMapping.targetType(source.id(), c) + (c.nullable() ? "" : " NOT NULL"));
+        }
+        // after the ordinary columns: the writers name their columns, so the order is only the target's own
+        for (ComputedColumn g : source.computed()) {
+            cols.add(quote(g.name()) + " " + g.declaration());
         }
         return cols;
     }

@@ -14,18 +14,26 @@ public final class TableDef {
     private final List<Column> columns;
     private final int[] keyIndexes;
     private final boolean partitioned;
+    private final List<ComputedColumn> computed;
 
     public TableDef(TableId id, List<Column> columns, List<String> keyColumnNames) {
         this(id, columns, keyColumnNames, false);
+    }
+
+    public TableDef(TableId id, List<Column> columns, List<String> keyColumnNames, boolean partitioned) {
+        this(id, columns, keyColumnNames, partitioned, List.of());
     }
 
     /**
      * @param partitioned the table's rows live in its partitions (a PostgreSQL partitioned table): readers must
      *                    include them, while a plain table is read without its inheritance children, whose
      *                    changes are not the table's
+     * @param computed    the table's computed columns, outside {@code columns} ({@link ComputedColumn})
      */
-    public TableDef(TableId id, List<Column> columns, List<String> keyColumnNames, boolean partitioned) {
+    public TableDef(TableId id, List<Column> columns, List<String> keyColumnNames, boolean partitioned,
+                    List<ComputedColumn> computed) {
         this.partitioned = partitioned;
+        this.computed = List.copyOf(computed);
         this.id = Objects.requireNonNull(id, "id");
         this.columns = List.copyOf(columns);
         if (keyColumnNames.isEmpty()) {
@@ -52,6 +60,11 @@ public final class TableDef {
 
     public List<Column> columns() {
         return columns;
+    }
+
+    /** Columns the database computes, which a same-engine target declares and computes itself; not in {@link #columns()}. */
+    public List<ComputedColumn> computed() {
+        return computed;
     }
 
     public int columnCount() {
