@@ -47,8 +47,9 @@ final class AlterPlanner {
                         + "away. Run the ALTER TABLE on " + t + " directly (PostgreSQL applies it to every partition)");
             }
             List<String> problems = new ArrayList<>(dialect.streamProblems(c, null, List.of(source)));
-            // Values the copy cannot carry (MariaDB/MySQL zero dates, TIME beyond a day): named now, not half-way through.
-            problems.addAll(dialect.valueProblems(c, List.of(source), ZeroDates.REFUSE));
+            // Values the copy cannot carry (MariaDB/MySQL zero dates): named now, not half-way through. The shadow is
+            // the same engine, so TIME beyond a day is carried.
+            problems.addAll(dialect.valueProblems(c, List.of(source), ZeroDates.REFUSE, Dialects.target(db.jdbcUrl()).name()));
             List<String> incoming = ops.foreignKeys(c, t, true);
             if (!incoming.isEmpty()) {
                 problems.add("foreign keys of other tables reference " + t + " (" + String.join(", ", incoming) + "): they would follow "

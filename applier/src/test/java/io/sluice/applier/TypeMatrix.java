@@ -170,7 +170,8 @@ final class TypeMatrix {
                 }
                 try {
                     TableDef def = dialect.describe(c, new TableId(schema, k.name()));
-                    List<String> problems = dialect.valueProblems(c, List.of(def), zeroDates);   // as the preflight
+                    List<String> problems = dialect.valueProblems(c, List.of(def), zeroDates,   // as the preflight
+                            postgresTarget ? "postgres" : "mariadb");
                     if (!problems.isEmpty()) {
                         throw new PlanException(String.join("; ", problems));
                     }

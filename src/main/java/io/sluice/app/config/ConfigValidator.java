@@ -98,7 +98,7 @@ public final class ConfigValidator {
         try (Connection source = connect(config, ConfigSchema.SOURCE, ConfigSchema.SOURCE_URL, ConfigSchema.SOURCE_USER,
                 ConfigSchema.SOURCE_PASSWORD, problems)) {
             if (source != null) {
-                checkSource(config, sourceDialect, source, planned, problems);
+                checkSource(config, sourceDialect, targetDialect.name(), source, planned, problems);
             }
         } catch (SQLException e) {
             problems.add("source: " + e.getMessage());
@@ -140,7 +140,7 @@ public final class ConfigValidator {
         }
     }
 
-    private void checkSource(SluiceConfig config, SourceDialect dialect, Connection source, List<PlannedTable> planned,
+    private void checkSource(SluiceConfig config, SourceDialect dialect, String targetEngine, Connection source, List<PlannedTable> planned,
                              List<String> problems) throws SQLException {
         for (String p : dialect.checkPrerequisites(source)) {
             problems.add("source: " + p);
@@ -182,9 +182,10 @@ public final class ConfigValidator {
         }
         // What publishing the described tables would do (replica identities, partitions): before any slot exists.
         problems.addAll(dialect.streamProblems(source, config.pipelineName(), planned.stream().map(PlannedTable::source).toList()));
-        // Values no target holds (zero dates): scanned once here, so the copy never stops half-way on one.
+        // Values the target cannot hold (zero dates; MariaDB/MySQL TIME beyond a day into PostgreSQL): scanned once
+        // here, so the copy never stops half-way on one.
         ZeroDates zeroDates = ZeroDates.parse(config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES));
-        for (String p : dialect.valueProblems(source, planned.stream().map(PlannedTable::source).toList(), zeroDates)) {
+        for (String p : dialect.valueProblems(source, planned.stream().map(PlannedTable::source).toList(), zeroDates, targetEngine)) {
             problems.add("source: " + p);
         }
     }

@@ -461,9 +461,12 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
     }
 
     @Override
-    public List<String> valueProblems(Connection c, List<TableDef> tables, ZeroDates zeroDates) throws SQLException {
+    public List<String> valueProblems(Connection c, List<TableDef> tables, ZeroDates zeroDates, String targetEngine)
+            throws SQLException {
         List<String> problems = new ArrayList<>(MariaDbZeroDates.problems(c, tables, zeroDates));
-        problems.addAll(MariaDbTimeRange.problems(c, tables));
+        if (!"mariadb".equals(targetEngine)) {   // a MariaDB/MySQL target holds TIME beyond a day (TimeValues)
+            problems.addAll(MariaDbTimeRange.problems(c, tables));
+        }
         return problems;
     }
 

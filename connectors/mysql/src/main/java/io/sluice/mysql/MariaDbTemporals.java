@@ -1,9 +1,10 @@
 package io.sluice.mysql;
 
+import io.sluice.spi.model.TimeValues;
+
 import java.sql.SQLException;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
@@ -41,12 +42,12 @@ final class MariaDbTemporals {
         }
     }
 
-    static LocalTime time(String text) throws SQLException {
+    /** A TIME value: a time of day, or a duration beyond a day or negative ({@link TimeValues}). */
+    static Object time(String text) throws SQLException {
         try {
-            return text == null ? null : LocalTime.parse(text);
-        } catch (DateTimeParseException e) {
-            throw new SQLException("TIME value '" + text + "' is outside 00:00:00–23:59:59.999999, which the target's "
-                    + "time type cannot hold (MariaDB/MySQL TIME is a duration up to ±838:59:59)");
+            return TimeValues.parseMariaDb(text);
+        } catch (IllegalArgumentException e) {
+            throw new SQLException(e.getMessage(), e);
         }
     }
 

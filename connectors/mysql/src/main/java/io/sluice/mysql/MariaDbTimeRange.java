@@ -10,11 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * MariaDB/MySQL {@code TIME} is a duration (−838:59:59 to 838:59:59); Sluice's row model carries it as a time of
- * day, which is what PostgreSQL's {@code time} holds. A value outside a day used to fail the copier half-way
- * through the table after its retries ("cannot read …"); the preflight scans each TIME column once instead and
- * names the column and a value before anything is created. A value written later still stops the pipeline, naming
- * table and column (no sql_mode keeps writers to one day).
+ * MariaDB/MySQL {@code TIME} is a duration (−838:59:59 to 838:59:59). The row model carries a value outside a day
+ * as a duration ({@link io.sluice.spi.model.TimeValues}), which a MariaDB/MySQL target (and every {@code alter})
+ * writes back as it was, but PostgreSQL's {@code time} holds only a time of day. Into PostgreSQL the preflight scans
+ * each TIME column once and names the column and a value before anything is created. A value written later stops
+ * the write, naming the column and value (no sql_mode keeps writers to one day).
  */
 final class MariaDbTimeRange {
 
@@ -34,9 +34,9 @@ final class MariaDbTimeRange {
                 if (examples.get(i) != null) {
                     Column col = times.get(i);
                     problems.add("column " + t.id() + "." + col.name() + " (" + col.nativeType() + ") holds '" + examples.get(i)
-                            + "', outside 00:00:00–23:59:59.999999: Sluice carries TIME as a time of day (PostgreSQL's time), "
-                            + "and MariaDB/MySQL TIME values beyond a day or negative are durations it cannot carry yet; "
-                            + "fix the rows, change the column (e.g. to BIGINT microseconds), or exclude the table");
+                            + "', outside 00:00:00–23:59:59.999999, which PostgreSQL's time cannot hold (MariaDB/MySQL TIME "
+                            + "values beyond a day or negative are durations; a MariaDB/MySQL target carries them): fix the "
+                            + "rows, change the column (e.g. to BIGINT microseconds), or exclude the table");
                 }
             }
         }

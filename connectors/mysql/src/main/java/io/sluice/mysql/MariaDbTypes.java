@@ -134,7 +134,9 @@ final class MariaDbTypes {
             case TIMESTAMPTZ -> ps.setObject(index, LocalDateTime.ofInstant((Instant) value, ZoneOffset.UTC));
             case FLOAT32 -> ps.setFloat(index, (Float) value);
             case FLOAT64 -> ps.setDouble(index, (Double) value);
-            default -> ps.setObject(index, value);   // LocalDate, LocalTime, LocalDateTime
+            // a TIME as its text: a duration beyond a day as it was, 24:00:00 (LocalTime.MAX) not as 23:59:59.999999
+            case TIME -> ps.setString(index, io.sluice.spi.model.TimeValues.mariaDbText(value));
+            default -> ps.setObject(index, value);   // LocalDate, LocalDateTime
         }
     }
 

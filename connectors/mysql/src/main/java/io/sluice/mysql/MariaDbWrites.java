@@ -187,7 +187,9 @@ final class MariaDbWrites {
             case TIMESTAMPTZ -> ps.setObject(index, LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC));
             case FLOAT32 -> ps.setFloat(index, (Float) v);
             case FLOAT64 -> ps.setDouble(index, (Double) v);
-            default -> ps.setObject(index, v);   // LocalDate, LocalTime, LocalDateTime
+            // a TIME as its text: a duration beyond a day as it was, 24:00:00 (LocalTime.MAX) not as 23:59:59.999999
+            case TIME -> ps.setString(index, io.sluice.spi.model.TimeValues.mariaDbText(v));
+            default -> ps.setObject(index, v);   // LocalDate, LocalDateTime
         }
     }
 }

@@ -48,7 +48,7 @@ class MariaDbZeroDatesTest {
     @Test
     void refuseNamesEveryColumnHoldingZeroDatesAndTheSetting() throws SQLException {
         try (Connection c = maria.connect(db)) {
-            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ZeroDates.REFUSE);
+            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ZeroDates.REFUSE, "postgres");
             assertThat(problems).hasSize(3);
             assertThat(problems.get(0)).contains("column " + db + ".z.d (date)", "'0000-00-00'", "source.zero-dates: null");
             assertThat(problems.get(1)).contains("column " + db + ".z.dt (datetime", "'2024-00-15 10:00:00.500000'");
@@ -59,7 +59,7 @@ class MariaDbZeroDatesTest {
     @Test
     void nullRefusesOnlyNotNullColumns() throws SQLException {
         try (Connection c = maria.connect(db)) {
-            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ZeroDates.NULL);
+            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ZeroDates.NULL, "postgres");
             assertThat(problems).singleElement().asString().contains("column " + db + ".znn.d", "NOT NULL");
         }
     }

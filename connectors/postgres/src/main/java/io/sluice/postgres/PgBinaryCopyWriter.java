@@ -129,7 +129,8 @@ final class PgBinaryCopyWriter extends PgCopyStream {
                 case DATE -> fixed(4).writeInt(v.equals(LocalDate.MAX) ? PgSpecialTimes.DATE_INFINITY
                         : v.equals(LocalDate.MIN) ? PgSpecialTimes.DATE_MINUS_INFINITY
                         : Math.toIntExact(((LocalDate) v).toEpochDay() - PG_EPOCH_DATE.toEpochDay()));
-                case TIME -> fixed(8).writeLong(v.equals(LocalTime.MAX) ? PgSpecialTimes.TIME_END_OF_DAY : ((LocalTime) v).toNanoOfDay() / 1000);
+                case TIME -> fixed(8).writeLong(v.equals(LocalTime.MAX) ? PgSpecialTimes.TIME_END_OF_DAY
+                        : PgCopyWire.timeOfDay(plan.column(i).name(), v).toNanoOfDay() / 1000);
                 case TIMESTAMP -> fixed(8).writeLong(v.equals(LocalDateTime.MAX) ? PgSpecialTimes.TIMESTAMP_INFINITY
                         : v.equals(LocalDateTime.MIN) ? PgSpecialTimes.TIMESTAMP_MINUS_INFINITY
                         : micros(((LocalDateTime) v).toEpochSecond(ZoneOffset.UTC), ((LocalDateTime) v).getNano()));

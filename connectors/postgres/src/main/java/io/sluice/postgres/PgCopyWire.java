@@ -43,6 +43,19 @@ enum PgCopyWire {
         };
     }
 
+    /**
+     * A TIME value for a PostgreSQL {@code time} column: a MariaDB/MySQL TIME beyond a day or negative (a Duration,
+     * {@link io.sluice.spi.model.TimeValues}) has no place in it and stops the write, naming the column and value.
+     */
+    static LocalTime timeOfDay(String column, Object v) {
+        if (v instanceof java.time.Duration) {
+            throw new IllegalArgumentException("column " + column + " holds the MariaDB/MySQL TIME '"
+                    + io.sluice.spi.model.TimeValues.mariaDbText(v) + "', beyond a day or negative, which PostgreSQL's time "
+                    + "cannot hold: change the value on the source (or the column, e.g. to BIGINT microseconds), then restart");
+        }
+        return (LocalTime) v;
+    }
+
     /** A numeric's input text: the plain number, or NaN/Infinity/-Infinity ({@link SpecialDecimals}). */
     static String numericText(BigDecimal d) {
         String special = SpecialDecimals.name(d);

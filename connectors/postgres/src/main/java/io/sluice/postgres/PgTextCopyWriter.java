@@ -87,7 +87,7 @@ final class PgTextCopyWriter extends PgCopyStream {
                 case UUID -> ascii((v instanceof UUID u ? u : java.util.UUID.fromString(v.toString())).toString());
                 case JSONB, TEXT -> escaped(PgCopyWire.text(v));
                 case DATE -> ascii(PgCopyWire.dateText((LocalDate) v));
-                case TIME -> ascii(v.equals(LocalTime.MAX) ? "24:00:00" : PgCopyWire.timeText((LocalTime) v));
+                case TIME -> ascii(v.equals(LocalTime.MAX) ? "24:00:00" : PgCopyWire.timeText(PgCopyWire.timeOfDay(plan.column(i).name(), v)));
                 case TIMESTAMP -> ascii(PgCopyWire.timestampText((LocalDateTime) v, ""));
                 case TIMESTAMPTZ -> {
                     Instant t = v instanceof Instant x ? x : ((LocalDateTime) v).toInstant(ZoneOffset.UTC);

@@ -256,7 +256,14 @@ final class PgWrites {
                 }
             }
             case UUID -> ps.setObject(index, (UUID) v);
-            case DATE, TIME -> ps.setObject(index, v);
+            case DATE -> ps.setObject(index, v);
+            case TIME -> {
+                try {
+                    ps.setObject(index, PgCopyWire.timeOfDay(column.name(), v));
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException(e.getMessage(), e);
+                }
+            }
             case TIMESTAMP -> ps.setObject(index, (LocalDateTime) v);
             case TIMESTAMPTZ -> ps.setObject(index, PgSpecialTimes.offsetDateTime((Instant) v));   // ±infinity too
         }

@@ -27,6 +27,8 @@ public final class ValueCodec {
     static final int TAG_NULL = 0;
     static final int TAG_VALUE = 1;
     static final int TAG_UNAVAILABLE = 2;
+    /** A TIME that is a MariaDB/MySQL duration outside a day ({@link TimeValues}): signed nanoseconds. */
+    static final int TAG_DURATION = 3;
 
     private ValueCodec() {
     }
@@ -70,6 +72,11 @@ public final class ValueCodec {
         }
         if (value == Unavailable.VALUE) {
             out.writeByte(TAG_UNAVAILABLE);
+            return;
+        }
+        if (value instanceof java.time.Duration d) {
+            out.writeByte(TAG_DURATION);
+            out.writeZigZag(d.toNanos());
             return;
         }
         out.writeByte(TAG_VALUE);
@@ -120,6 +127,9 @@ public final class ValueCodec {
         }
         if (tag == TAG_UNAVAILABLE) {
             return Unavailable.VALUE;
+        }
+        if (tag == TAG_DURATION) {
+            return java.time.Duration.ofNanos(in.readZigZag());
         }
         if (tag != TAG_VALUE) {
             throw new CodecException("bad value tag " + tag);

@@ -1,6 +1,7 @@
 package io.sluice.spi.connect;
 
 import io.sluice.spi.model.Column;
+import io.sluice.spi.model.TimeValues;
 import io.sluice.spi.model.ValueKind;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -173,7 +174,7 @@ public final class ConnectValues {
         return LocalDate.ofEpochDay(days);
     }
 
-    private static LocalTime time(String name, Object value) {
+    private static Object time(String name, Object value) {
         if (value instanceof java.util.Date d) {
             return LocalTime.ofNanoOfDay(Math.floorMod(d.getTime(), 86_400_000L) * 1_000_000L);
         }
@@ -183,11 +184,9 @@ public final class ConnectValues {
             case "io.debezium.time.NanoTime" -> v;
             default -> v * 1_000_000L;   // io.debezium.time.Time: milliseconds
         };
-        if (nanos == 86_400_000_000_000L) {
-            return LocalTime.MAX;   // PostgreSQL's (and MariaDB's) '24:00:00', as the JDBC drivers read it
-        }
-        // MariaDB/MySQL TIME can exceed 24h or be negative: this throws, naming the column, rather than wrap.
-        return LocalTime.ofNanoOfDay(nanos);
+        // '24:00:00' is LocalTime.MAX, as the JDBC drivers read PostgreSQL's; a MariaDB/MySQL TIME beyond a day or
+        // negative is a Duration (TimeValues), which only a MariaDB/MySQL target takes.
+        return TimeValues.ofNanos(nanos);
     }
 
     private static LocalDateTime timestamp(String name, Object value) {

@@ -27,6 +27,9 @@ public final class KeyComparators {
         if (a instanceof BigDecimal x && b instanceof BigDecimal y) {
             return x.compareTo(y);
         }
+        if (a instanceof java.time.Duration || b instanceof java.time.Duration) {
+            return Long.compare(io.sluice.spi.model.TimeValues.nanos(a), io.sluice.spi.model.TimeValues.nanos(b));
+        }
         if (a instanceof Long || a instanceof Boolean || a instanceof LocalDate || a instanceof LocalDateTime
                 || a instanceof LocalTime || a instanceof Instant) {
             return ((Comparable) a).compareTo(b);
