@@ -43,8 +43,18 @@ final class StrictKinds {
         };
         if (!ok) {
             throw mismatch(column, schema, "the change stream now carries " + emitted + (emitted == ValueKind.DECIMAL
-                    || emitted == ValueKind.FLOAT32 || emitted == ValueKind.FLOAT64 ? " (value " + value + ")" : ""));
+                    || emitted == ValueKind.FLOAT32 || emitted == ValueKind.FLOAT64 ? " (value " + shown(value) + ")" : ""));
         }
+    }
+
+    /** A variable-scale decimal (PgNumericConverter's, Debezium's) as its number, not as the struct. */
+    private static Object shown(Object value) {
+        if (value instanceof Struct s && s.schema().field("scale") != null && s.schema().field("value") != null) {
+            BigDecimal d = new BigDecimal(new BigInteger(ConnectValues.bytes(s.get("value"))), s.getInt32("scale"));
+            String special = io.sluice.spi.model.SpecialDecimals.name(d);
+            return special != null ? special : d.toPlainString();
+        }
+        return value;
     }
 
     private static boolean isZeroOrOne(Object value) {
