@@ -53,23 +53,7 @@ class DebeziumConfigTest {
         String name = pipeline + "-debezium";
         connect.putConnector(name, PostgresStream.debeziumConfig(spec));
         connect.awaitRunning(name, Duration.ofSeconds(60));
-        // Stream one event, so Connect stores an offset for the connector.
-        String topic = spec.changeTopic(new TableId("public", "t"));
-        for (int i = 0; ; i++) {
-            try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
-                s.execute("INSERT INTO public.t VALUES (" + i + ", 'x')");
-            }
-            try {
-                TestServers.consume(topic, 1, Duration.ofSeconds(5));
-                break;
-            } catch (AssertionError e) {
-                if (i > 10) {
-                    throw e;
-                }
-            }
-        }
-        Thread.sleep(2500);   // offset flush interval of the embedded worker is 1 s
-        connect.deleteConnector(name);
+        streamOneEventAndStop(connect, name, () -> pg.connect(db), "public.t", spec.changeTopic(new TableId("public", "t")));
         try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
             for (int i = 0; i < 50; i++) {
                 try {
@@ -111,22 +95,7 @@ class DebeziumConfigTest {
             String name = pipeline + "-debezium";
             connect.putConnector(name, config);
             connect.awaitRunning(name, Duration.ofSeconds(60));
-            String topic = spec.changeTopic(new TableId(db, "t"));
-            for (int i = 0; ; i++) {
-                try (Connection c = maria.connect(db); Statement s = c.createStatement()) {
-                    s.execute("INSERT INTO t VALUES (" + i + ", 'x')");
-                }
-                try {
-                    TestServers.consume(topic, 1, Duration.ofSeconds(5));
-                    break;
-                } catch (AssertionError e) {
-                    if (i > 10) {
-                        throw e;
-                    }
-                }
-            }
-            Thread.sleep(2500);   // offset flush interval of the embedded worker is 1 s
-            connect.deleteConnector(name);
+            streamOneEventAndStop(connect, name, () -> maria.connect(db), "t", spec.changeTopic(new TableId(db, "t")));
             // Changes the stopped connector has not read, then their binlog file purged (the server keeps a file a
             // binlog dump thread still reads).
             try (Connection c = maria.connect(db); Statement s = c.createStatement()) {
@@ -174,5 +143,25 @@ class DebeziumConfigTest {
             assertThat(failure).as("the restarted Debezium task's failure").isNotNull()
                     .contains("required binlog files have been purged");
         }
+    }
+
+    /** Streams one event into {@code topic}, so Connect stores an offset for the connector, then deletes the connector. */
+    private static void streamOneEventAndStop(EmbeddedConnect connect, String name, io.sluice.spi.dialect.ConnectionFactory db,
+                                              String table, String topic) throws Exception {
+        for (int i = 0; ; i++) {
+            try (Connection c = db.open(); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO " + table + " VALUES (" + i + ", 'x')");
+            }
+            try {
+                TestServers.consume(topic, 1, Duration.ofSeconds(5));
+                break;
+            } catch (AssertionError e) {
+                if (i > 10) {
+                    throw e;
+                }
+            }
+        }
+        Thread.sleep(2500);   // offset flush interval of the embedded worker is 1 s
+        connect.deleteConnector(name);
     }
 }
