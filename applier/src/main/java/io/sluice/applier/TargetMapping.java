@@ -120,7 +120,9 @@ public final class TargetMapping {
         for (int k = 0; k < source.keySize(); k++) {
             key.add(out.get(from.indexOf(source.keyIndex(k))).name());
         }
-        return new Projection(new TableDef(source.id(), out, key), from.stream().mapToInt(Integer::intValue).toArray());
+        // computed columns come along: the target computes them (their expressions name the source's columns)
+        return new Projection(new TableDef(source.id(), out, key, false, source.computed()),
+                from.stream().mapToInt(Integer::intValue).toArray());
     }
 
     /**

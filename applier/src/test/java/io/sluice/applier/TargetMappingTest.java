@@ -47,6 +47,28 @@ class TargetMappingTest {
         assertThatThrownBy(() -> mapping("", "public.t=v2")).isInstanceOf(ConfigException.class).hasMessageContaining("public.t=v2");
     }
 
+    /** A target created through a column mapping keeps the source's GENERATED columns (the target computes them). */
+    @Test
+    void aMappedTableKeepsItsComputedColumns() throws Exception {
+        PostgresServer pg = TestServers.postgres();
+        String db = pg.createDatabase("mapping_generated");
+        TableDef def;
+        try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE public.g (id bigint PRIMARY KEY, qty int, note text, twice int GENERATED ALWAYS AS (qty * 2) STORED)");
+            def = Dialects.source(pg.jdbcUrl(db)).describe(c, new TableId("public", "g"));
+        }
+        TargetMapping m = mapping("public.g=g_copy", "public.g.note=");
+        TargetDialect d = new MappedTargetDialect(Dialects.target(pg.jdbcUrl(db)), m);
+        TableId target = m.targetOf(def.id(), def.id());
+        try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
+            for (String ddl : d.createTableDdl(def, target)) {
+                s.execute(ddl);
+            }
+            s.execute("INSERT INTO public.g_copy (id, qty) VALUES (1, 21)");
+            assertThat(io.sluice.testkit.Sql.queryLong(c, "SELECT twice FROM public.g_copy WHERE id = 1")).isEqualTo(42);
+        }
+    }
+
     @Test
     void rowsAreProjectedOntoRenamedAndRemainingColumns() throws Exception {
         PostgresServer pg = TestServers.postgres();

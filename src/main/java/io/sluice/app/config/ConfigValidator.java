@@ -235,7 +235,7 @@ public final class ConfigValidator {
         }
         // Key order is the source's key order, not column order.
         List<String> keys = def.keyColumns().stream().map(k -> mapping.targetColumn(k.name())).toList();
-        return new TableDef(def.id(), columns, keys, def.partitioned());
+        return new TableDef(def.id(), columns, keys, def.partitioned(), def.computed());
     }
 
     private List<PlannedTable> checkTarget(SluiceConfig config, TargetDialect dialect, Connection target,
