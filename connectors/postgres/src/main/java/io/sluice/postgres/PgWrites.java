@@ -2,7 +2,6 @@ package io.sluice.postgres;
 
 import io.sluice.spi.dialect.MissingRowsException;
 import io.sluice.spi.model.Column;
-import io.sluice.spi.model.SpecialDecimals;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.Unavailable;
 
@@ -227,14 +226,7 @@ final class PgWrites {
         switch (column.kind()) {
             case BOOLEAN -> ps.setBoolean(index, (Boolean) v);
             case INT -> ps.setLong(index, (Long) v);
-            case DECIMAL -> {
-                String special = SpecialDecimals.name((BigDecimal) v);
-                if (special != null) {
-                    ps.setObject(index, special, Types.OTHER);   // the server reads NaN/±Infinity as the column's numeric
-                } else {
-                    ps.setBigDecimal(index, (BigDecimal) v);
-                }
-            }
+            case DECIMAL -> PostgresTypes.bindDecimal(ps, index, (BigDecimal) v);
             case FLOAT32 -> ps.setFloat(index, (Float) v);
             case FLOAT64 -> ps.setDouble(index, (Double) v);
             case STRING, JSON, NATIVE_TEXT -> {

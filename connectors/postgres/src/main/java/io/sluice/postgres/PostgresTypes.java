@@ -107,18 +107,21 @@ final class PostgresTypes {
         }
     }
 
+    /** Binds a numeric; NaN and ±Infinity ({@link SpecialDecimals}) as their names, which the server reads as numeric. */
+    static void bindDecimal(PreparedStatement ps, int index, java.math.BigDecimal value) throws SQLException {
+        String special = SpecialDecimals.name(value);
+        if (special != null) {
+            ps.setObject(index, special, java.sql.Types.OTHER);
+        } else {
+            ps.setBigDecimal(index, value);
+        }
+    }
+
     /** Binds a canonical value for a comparison with a column of {@code column}'s type. */
     static void bind(PreparedStatement ps, int index, Column column, Object value) throws SQLException {
         switch (column.kind()) {
             case INT -> ps.setLong(index, (Long) value);
-            case DECIMAL -> {
-                String special = SpecialDecimals.name((java.math.BigDecimal) value);
-                if (special != null) {
-                    ps.setObject(index, special, java.sql.Types.OTHER);
-                } else {
-                    ps.setBigDecimal(index, (java.math.BigDecimal) value);
-                }
-            }
+            case DECIMAL -> bindDecimal(ps, index, (java.math.BigDecimal) value);
             case BOOLEAN -> ps.setBoolean(index, (Boolean) value);
             case STRING, JSON, NATIVE_TEXT -> ps.setString(index, (String) value);
             case BYTES -> ps.setBytes(index, (byte[]) value);

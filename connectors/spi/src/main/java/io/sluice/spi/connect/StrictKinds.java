@@ -50,11 +50,15 @@ final class StrictKinds {
     /** A variable-scale decimal (PgNumericConverter's, Debezium's) as its number, not as the struct. */
     private static Object shown(Object value) {
         if (value instanceof Struct s && s.schema().field("scale") != null && s.schema().field("value") != null) {
-            BigDecimal d = new BigDecimal(new BigInteger(ConnectValues.bytes(s.get("value"))), s.getInt32("scale"));
+            BigDecimal d = variableScale(s);
             String special = io.sluice.spi.model.SpecialDecimals.name(d);
             return special != null ? special : d.toPlainString();
         }
         return value;
+    }
+
+    private static BigDecimal variableScale(Struct s) {
+        return new BigDecimal(new BigInteger(ConnectValues.bytes(s.get("value"))), s.getInt32("scale"));
     }
 
     private static boolean isZeroOrOne(Object value) {
@@ -78,7 +82,7 @@ final class StrictKinds {
         if (value instanceof BigDecimal b) {
             d = b;
         } else if (value instanceof Struct s && s.schema().field("scale") != null) {
-            d = new BigDecimal(new BigInteger(ConnectValues.bytes(s.get("value"))), s.getInt32("scale"));
+            d = variableScale(s);
         } else {
             return value instanceof Number n && !(n instanceof Float || n instanceof Double);
         }
