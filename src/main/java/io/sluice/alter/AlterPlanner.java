@@ -3,7 +3,7 @@ package io.sluice.alter;
 import io.sluice.spi.engine.SchemaChange;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.PlanException;
-import io.sluice.spi.dialect.ZeroDates;
+import io.sluice.spi.dialect.ValueChoices;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -49,7 +49,7 @@ final class AlterPlanner {
             List<String> problems = new ArrayList<>(dialect.streamProblems(c, null, List.of(source)));
             // Values the copy cannot carry (MariaDB/MySQL zero dates): named now, not half-way through. The shadow is
             // the same engine, so TIME beyond a day is carried.
-            problems.addAll(dialect.valueProblems(c, List.of(source), ZeroDates.REFUSE, Dialects.target(db.jdbcUrl()).name()));
+            problems.addAll(dialect.valueProblems(c, List.of(source), ValueChoices.DEFAULT, Dialects.target(db.jdbcUrl()).name()));
             List<String> incoming = ops.foreignKeys(c, t, true);
             if (!incoming.isEmpty()) {
                 problems.add("foreign keys of other tables reference " + t + " (" + String.join(", ", incoming) + "): they would follow "

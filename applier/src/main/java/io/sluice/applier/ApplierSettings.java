@@ -37,6 +37,9 @@ public final class ApplierSettings {
     public static final Setting<String> TARGET_USER = PipelineSettings.TARGET_USER;
     public static final Setting<String> TARGET_PASSWORD = PipelineSettings.TARGET_PASSWORD;
     public static final Setting<Integer> PARTITIONS = PipelineSettings.PARTITIONS;
+    // how the target's writers treat values PostgreSQL cannot hold as they are; the preflight checked the source by them
+    public static final Setting<String> NUL_CHARACTERS = PipelineSettings.SOURCE_NUL_CHARACTERS;
+    public static final Setting<String> MYSQL_TIME = PipelineSettings.TARGET_MYSQL_TIME;
 
     public static final Setting<String> TARGET_SCHEMA = Setting.builder("target.schema", SettingType.STRING)
             .defaultValue("").description("Schema (database) of the target tables; empty keeps each source table's schema name.").build();
@@ -102,7 +105,7 @@ public final class ApplierSettings {
     public static final Settings SETTINGS = new Settings("applier", List.of(PIPELINE, TABLES, SOURCE_URL, SOURCE_USER,
             SOURCE_PASSWORD, TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, STATE_SCHEMA, PARTITIONS,
             BATCH_BYTES, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, COMMIT_WHEN_CAUGHT_UP, CREATE_TABLES, KEY_AFTER_COPY,
-            BULK_APPLY, UNAVAILABLE_PLACEHOLDER));
+            BULK_APPLY, UNAVAILABLE_PLACEHOLDER, NUL_CHARACTERS, MYSQL_TIME));
 
     public static final Setting<List<String>> TARGET_TABLES = Setting.builder("target.tables", SettingType.LIST)
             .defaultValue(List.of())

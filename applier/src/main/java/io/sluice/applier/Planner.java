@@ -1,6 +1,8 @@
 package io.sluice.applier;
 
 import io.sluice.spi.config.Settings;
+import io.sluice.spi.dialect.MySqlTime;
+import io.sluice.spi.dialect.NulCharacters;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.SourceDialect;
@@ -43,7 +45,8 @@ public final class Planner {
     }
 
     public static TargetDialect targetDialect(Settings.Values v) {
-        return Dialects.target(v.get(ApplierSettings.TARGET_URL)).withBulkApply(v.get(ApplierSettings.BULK_APPLY));
+        return Dialects.target(v.get(ApplierSettings.TARGET_URL)).withBulkApply(v.get(ApplierSettings.BULK_APPLY))
+                .withValueChoices(NulCharacters.parse(v.get(ApplierSettings.NUL_CHARACTERS)), MySqlTime.parse(v.get(ApplierSettings.MYSQL_TIME)));
     }
 
     /** The target dialect writing under {@code mapping}'s column names (the plain dialect when it maps none). */

@@ -9,6 +9,9 @@ import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.dialect.MySqlTime;
+import io.sluice.spi.dialect.NulCharacters;
+import io.sluice.spi.dialect.ValueChoices;
 import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -56,8 +59,26 @@ final class TypeMatrix {
      * @param sqlType  the source column type
      * @param literals SQL literals of the edge values, as written in the source's INSERT
      * @param expected PostgreSQL text the target must show for each literal; null: the source's own text
+     * @param settings pipeline settings of this case's own (source.nul-characters, target.mysql-time): its preflight
+     *                 checks by them and it gets an applier of its own configured with them
      */
-    record Case(String name, String sqlType, List<String> literals, List<String> expected) {
+    record Case(String name, String sqlType, List<String> literals, List<String> expected, Map<String, String> settings) {
+        Case(String name, String sqlType, List<String> literals, List<String> expected) {
+            this(name, sqlType, literals, expected, Map.of());
+        }
+
+        /** This case with a pipeline setting of its own. */
+        Case with(String key, String value) {
+            Map<String, String> s = new LinkedHashMap<>(settings);
+            s.put(key, value);
+            return new Case(name, sqlType, literals, expected, s);
+        }
+
+        /** The pipeline's choices for values the target cannot hold, as this case's settings make them. */
+        ValueChoices choices(ZeroDates zeroDates) {
+            return new ValueChoices(zeroDates, NulCharacters.parse(settings.getOrDefault("source.nul-characters", "refuse")),
+                    MySqlTime.parse(settings.getOrDefault("target.mysql-time", "time")));
+        }
     }
 
     /** The outcome of one type on one path. */
@@ -170,7 +191,7 @@ final class TypeMatrix {
                 }
                 try {
                     TableDef def = dialect.describe(c, new TableId(schema, k.name()));
-                    List<String> problems = dialect.valueProblems(c, List.of(def), zeroDates,   // as the preflight
+                    List<String> problems = dialect.valueProblems(c, List.of(def), k.choices(zeroDates),   // as the preflight
                             postgresTarget ? "postgres" : "mariadb");
                     if (!problems.isEmpty()) {
                         throw new PlanException(String.join("; ", problems));
@@ -203,10 +224,13 @@ final class TypeMatrix {
         // applier (a known limitation) gets its own, so its poison message fails that type only.
         Map<Case, String> appliers = new HashMap<>();
         Map<String, List<TableDef>> groups = new LinkedHashMap<>();
+        Map<String, Map<String, String>> settings = new HashMap<>();
         for (Map.Entry<Case, TableDef> e : planned.entrySet()) {
-            String group = isolated.contains(e.getKey().name()) ? e.getKey().name() : "shared";
+            // a case with settings of its own needs an applier configured with them
+            String group = isolated.contains(e.getKey().name()) || !e.getKey().settings().isEmpty() ? e.getKey().name() : "shared";
             groups.computeIfAbsent(group, g -> new ArrayList<>()).add(e.getValue());
             appliers.put(e.getKey(), pipeline + "-applier-" + group);
+            settings.put(group, e.getKey().settings());
         }
         for (Map.Entry<String, List<TableDef>> g : groups.entrySet()) {
             Map<String, String> applier = new LinkedHashMap<>();
@@ -222,6 +246,7 @@ final class TypeMatrix {
             applier.put("state.schema", "sluice_" + g.getKey() + (postgresTarget ? "" : "_" + tgtDb));
             applier.put("partitions", "1");
             applier.put("commit.interval", "200ms");
+            applier.putAll(settings.get(g.getKey()));
             connect.putConnector(pipeline + "-applier-" + g.getKey(), ApplierSinkConnector.connectorConfig(applier, 1));
         }
         Map<Case, String> copyFailed = new HashMap<>();

@@ -45,8 +45,10 @@ public final class ConfigSchema {
             .validator(ConfigSchema::positive).build();
 
     public static final Setting<String> SOURCE_ZERO_DATES = PipelineSettings.SOURCE_ZERO_DATES.renamed("zero-dates");
+    public static final Setting<String> SOURCE_NUL_CHARACTERS = PipelineSettings.SOURCE_NUL_CHARACTERS.renamed("nul-characters");
 
     public static final Setting<String> TARGET_URL = PipelineSettings.TARGET_URL.renamed("url");
+    public static final Setting<String> TARGET_MYSQL_TIME = PipelineSettings.TARGET_MYSQL_TIME.renamed("mysql-time");
     public static final Setting<String> TARGET_USER = user("target");
     public static final Setting<String> TARGET_PASSWORD = password("target");
     public static final Setting<String> TARGET_SCHEMA = Setting.builder("schema", SettingType.STRING)
@@ -132,10 +134,11 @@ public final class ConfigSchema {
     public static final ConfigSection PIPELINE = ConfigSection.of("pipeline", "The pipeline as a whole.",
             new Settings("pipeline", List.of(PIPELINE_NAME)));
     public static final ConfigSection SOURCE = ConfigSection.of("source", "The database to replicate from.",
-            new Settings("source", List.of(SOURCE_URL, SOURCE_USER, SOURCE_PASSWORD, SOURCE_HEARTBEAT, SOURCE_ZERO_DATES, CONNECT_TIMEOUT)));
+            new Settings("source", List.of(SOURCE_URL, SOURCE_USER, SOURCE_PASSWORD, SOURCE_HEARTBEAT, SOURCE_ZERO_DATES, SOURCE_NUL_CHARACTERS,
+                    CONNECT_TIMEOUT)));
     public static final ConfigSection TARGET = ConfigSection.of("target", "The database to replicate into.",
             new Settings("target", List.of(TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, TARGET_CREATE_TABLES, TARGET_EXISTING_ROWS,
-                    CONNECT_TIMEOUT)));
+                    TARGET_MYSQL_TIME, CONNECT_TIMEOUT)));
     public static final ConfigSection TABLES = ConfigSection.of("tables", "Which tables, and how they map to the target.",
             new Settings("tables", List.of(TABLES_INCLUDE, TABLES_EXCLUDE)));
     public static final ConfigSection KAFKA = ConfigSection.of("kafka", "Where the change and copy streams live.",
@@ -167,7 +170,9 @@ public final class ConfigSchema {
                     Map.entry(ApplierSettings.TARGET_PASSWORD.key(), "target.password"),
                     Map.entry(ApplierSettings.TARGET_SCHEMA.key(), "target.schema"),
                     Map.entry(ApplierSettings.PARTITIONS.key(), "kafka.partitions"),
-                    Map.entry(ApplierSettings.CREATE_TABLES.key(), "target.create-tables")));
+                    Map.entry(ApplierSettings.CREATE_TABLES.key(), "target.create-tables"),
+                    Map.entry(ApplierSettings.NUL_CHARACTERS.key(), "source.nul-characters"),
+                    Map.entry(ApplierSettings.MYSQL_TIME.key(), "target.mysql-time")));
 
     public static final ConfigSection VERIFY = ConfigSection.of("verify",
             "How `sluice verify` compares source and target: chunk size, how long differences may take to converge, "

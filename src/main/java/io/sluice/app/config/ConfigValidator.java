@@ -6,6 +6,9 @@ import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.TargetDialect;
+import io.sluice.spi.dialect.MySqlTime;
+import io.sluice.spi.dialect.NulCharacters;
+import io.sluice.spi.dialect.ValueChoices;
 import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
@@ -182,10 +185,12 @@ public final class ConfigValidator {
         }
         // What publishing the described tables would do (replica identities, partitions): before any slot exists.
         problems.addAll(dialect.streamProblems(source, config.pipelineName(), planned.stream().map(PlannedTable::source).toList()));
-        // Values the target cannot hold (zero dates; MariaDB/MySQL TIME beyond a day into PostgreSQL): scanned once
-        // here, so the copy never stops half-way on one.
-        ZeroDates zeroDates = ZeroDates.parse(config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES));
-        for (String p : dialect.valueProblems(source, planned.stream().map(PlannedTable::source).toList(), zeroDates, targetEngine)) {
+        // Values the target cannot hold (zero dates; into PostgreSQL MariaDB/MySQL TIME beyond a day and U+0000 in
+        // strings): scanned once here, so the copy never stops half-way on one.
+        ValueChoices choices = new ValueChoices(ZeroDates.parse(config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES)),
+                NulCharacters.parse(config.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_NUL_CHARACTERS)),
+                MySqlTime.parse(config.get(ConfigSchema.TARGET, ConfigSchema.TARGET_MYSQL_TIME)));
+        for (String p : dialect.valueProblems(source, planned.stream().map(PlannedTable::source).toList(), choices, targetEngine)) {
             problems.add("source: " + p);
         }
     }

@@ -118,7 +118,10 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
                 .copier(copier.toProperties())
                 // how the copy reads zero dates is the source section's choice, which the preflight checked
                 .copier(Map.of(CopierConnectorConfig.ZERO_DATES.key(), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_ZERO_DATES)))
-                .applier(cfg.values(ConfigSchema.APPLIER).toProperties());
+                .applier(cfg.values(ConfigSchema.APPLIER).toProperties())
+                // what the writers do with values PostgreSQL cannot hold as they are: the choices the preflight checked by
+                .applier(Map.of(ApplierSettings.NUL_CHARACTERS.key(), cfg.get(ConfigSchema.SOURCE, ConfigSchema.SOURCE_NUL_CHARACTERS),
+                        ApplierSettings.MYSQL_TIME.key(), cfg.get(ConfigSchema.TARGET, ConfigSchema.TARGET_MYSQL_TIME)));
     }
 
     /** A source table, its {@code tables.mapping} entry and the target table that makes. */

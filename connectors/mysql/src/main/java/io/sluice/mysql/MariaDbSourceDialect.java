@@ -5,6 +5,8 @@ import io.sluice.spi.dialect.KeyOrder;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.dialect.StreamSpec;
+import io.sluice.spi.dialect.MySqlTime;
+import io.sluice.spi.dialect.ValueChoices;
 import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableDef;
@@ -461,13 +463,21 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
     }
 
     @Override
-    public List<String> valueProblems(Connection c, List<TableDef> tables, ZeroDates zeroDates, String targetEngine)
+    public List<String> valueProblems(Connection c, List<TableDef> tables, ValueChoices choices, String targetEngine)
             throws SQLException {
-        List<String> problems = new ArrayList<>(MariaDbZeroDates.problems(c, tables, zeroDates));
-        if (!"mariadb".equals(targetEngine)) {   // a MariaDB/MySQL target holds TIME beyond a day (TimeValues)
-            problems.addAll(MariaDbTimeRange.problems(c, tables));
-        }
-        return problems;
+        boolean permissive = MariaDbZeroDates.permissive(c);
+        // a MariaDB/MySQL target holds TIME beyond a day (TimeValues) and U+0000; into PostgreSQL an interval column holds such TIME
+        boolean postgres = !"mariadb".equals(targetEngine);
+        return MariaDbValueScan.problems(c, tables, t -> {   // every check of a table in one scan
+            List<MariaDbValueScan.Check> checks = new ArrayList<>(MariaDbZeroDates.checks(t, choices.zeroDates(), permissive));
+            if (postgres && choices.mySqlTime() == MySqlTime.TIME) {
+                checks.addAll(MariaDbTimeRange.checks(t));
+            }
+            if (postgres) {
+                checks.addAll(MariaDbNulCharacters.checks(t, choices.nulCharacters()));
+            }
+            return checks;
+        });
     }
 
     @Override

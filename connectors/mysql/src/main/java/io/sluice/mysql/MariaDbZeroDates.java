@@ -36,32 +36,29 @@ final class MariaDbZeroDates {
         return c.kind() == ValueKind.DATE || c.kind() == ValueKind.TIMESTAMP || c.kind() == ValueKind.TIMESTAMPTZ;
     }
 
-    /**
-     * One scan per table with date columns: the columns holding a zero date, with an example, refused as the
-     * choice says (with NULL only NOT NULL columns, which cannot take the NULL). Scans even when the sql_mode forbids
-     * new zero dates: rows written before it still hold them.
-     */
-    static List<String> problems(Connection c, List<TableDef> tables, ZeroDates choice) throws SQLException {
-        List<String> problems = new ArrayList<>();
-        String mode;
+    /** Whether the source's sql_mode lets writers add zero dates (the refusal then says how to stop them). */
+    static boolean permissive(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@GLOBAL.sql_mode")) {
             rs.next();
-            mode = rs.getString(1) == null ? "" : rs.getString(1).toUpperCase(Locale.ROOT);
+            String mode = rs.getString(1) == null ? "" : rs.getString(1).toUpperCase(Locale.ROOT);
+            return !mode.contains("NO_ZERO_DATE") || !mode.contains("NO_ZERO_IN_DATE");
         }
-        boolean permissive = !mode.contains("NO_ZERO_DATE") || !mode.contains("NO_ZERO_IN_DATE");
-        for (TableDef t : tables) {
-            List<Column> dates = t.columns().stream().filter(col -> temporal(col) && (choice == ZeroDates.REFUSE || !col.nullable())).toList();
-            if (dates.isEmpty()) {
-                continue;
-            }
-            List<String> examples = MariaDbValueScan.examples(c, t.id(), dates, q -> "MONTH(" + q + ") = 0 OR DAYOFMONTH(" + q + ") = 0");
-            for (int i = 0; i < dates.size(); i++) {
-                if (examples.get(i) != null) {
-                    problems.add(message(t, dates.get(i), examples.get(i), choice, permissive));
-                }
+    }
+
+    /**
+     * The table's date columns to scan for zero dates, refused as the choice says (with NULL only NOT NULL columns,
+     * which cannot take the NULL). Scanned even when the sql_mode forbids new zero dates: rows written before it
+     * still hold them.
+     */
+    static List<MariaDbValueScan.Check> checks(TableDef t, ZeroDates choice, boolean permissive) {
+        List<MariaDbValueScan.Check> out = new ArrayList<>();
+        for (Column col : t.columns()) {
+            if (temporal(col) && (choice == ZeroDates.REFUSE || !col.nullable())) {
+                out.add(new MariaDbValueScan.Check(col, q -> "MONTH(" + q + ") = 0 OR DAYOFMONTH(" + q + ") = 0",
+                        example -> message(t, col, example, choice, permissive)));
             }
         }
-        return problems;
+        return out;
     }
 
     private static String message(TableDef t, Column col, String example, ZeroDates choice, boolean permissive) {

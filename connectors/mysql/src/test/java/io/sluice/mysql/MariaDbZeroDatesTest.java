@@ -1,5 +1,6 @@
 package io.sluice.mysql;
 
+import io.sluice.spi.dialect.ValueChoices;
 import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -48,7 +49,7 @@ class MariaDbZeroDatesTest {
     @Test
     void refuseNamesEveryColumnHoldingZeroDatesAndTheSetting() throws SQLException {
         try (Connection c = maria.connect(db)) {
-            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ZeroDates.REFUSE, "postgres");
+            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ValueChoices.DEFAULT, "postgres");
             assertThat(problems).hasSize(3);
             assertThat(problems.get(0)).contains("column " + db + ".z.d (date)", "'0000-00-00'", "source.zero-dates: null");
             assertThat(problems.get(1)).contains("column " + db + ".z.dt (datetime", "'2024-00-15 10:00:00.500000'");
@@ -59,7 +60,7 @@ class MariaDbZeroDatesTest {
     @Test
     void nullRefusesOnlyNotNullColumns() throws SQLException {
         try (Connection c = maria.connect(db)) {
-            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ZeroDates.NULL, "postgres");
+            List<String> problems = new MariaDbSourceDialect().valueProblems(c, List.of(describe(c, "z"), describe(c, "znn")), ValueChoices.DEFAULT.withZeroDates(ZeroDates.NULL), "postgres");
             assertThat(problems).singleElement().asString().contains("column " + db + ".znn.d", "NOT NULL");
         }
     }

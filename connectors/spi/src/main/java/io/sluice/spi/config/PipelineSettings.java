@@ -1,5 +1,7 @@
 package io.sluice.spi.config;
 
+import io.sluice.spi.dialect.MySqlTime;
+import io.sluice.spi.dialect.NulCharacters;
 import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableId;
 
@@ -7,7 +9,7 @@ import java.util.List;
 
 /**
  * The pipeline-wide settings both connectors read (its name, source, target, tables, partitions, Kafka brokers,
- * zero dates), declared once:
+ * zero dates, NUL characters, MariaDB/MySQL TIME), declared once:
  * the copier's and the applier's connector definitions include these declarations rather than their own, so a key,
  * default and rule cannot differ between them. The YAML file's {@code source}/{@code target} sections and
  * {@code kafka.partitions}/{@code kafka.bootstrap-servers} are these same declarations under their YAML names.
@@ -47,6 +49,14 @@ public final class PipelineSettings {
     public static final Setting<String> SOURCE_ZERO_DATES = Setting.builder("source.zero-dates", SettingType.STRING)
             .defaultValue(ZeroDates.REFUSE.configValue()).validator(ZeroDates::check)
             .description(ZeroDates.DESCRIPTION).build();
+
+    public static final Setting<String> SOURCE_NUL_CHARACTERS = Setting.builder("source.nul-characters", SettingType.STRING)
+            .defaultValue(NulCharacters.REFUSE.configValue()).validator(NulCharacters::check)
+            .description(NulCharacters.DESCRIPTION).build();
+
+    public static final Setting<String> TARGET_MYSQL_TIME = Setting.builder("target.mysql-time", SettingType.STRING)
+            .defaultValue(MySqlTime.TIME.configValue()).validator(MySqlTime::check)
+            .description(MySqlTime.DESCRIPTION).build();
 
     /**
      * Connect does not lend a connector its own clients: the copier needs these brokers (it creates the copy topics and

@@ -55,10 +55,11 @@ public interface SourceDialect {
 
     /**
      * Columns holding values that a target of engine {@code targetEngine} ({@link TargetDialect#name()}) cannot hold
-     * as they are, under the pipeline's choice for them ({@link ZeroDates}), as messages naming the column and the
-     * fix. Run once before anything is created: it may scan the tables. Engines without such values have none.
+     * as they are, under the pipeline's choices for them ({@link ValueChoices}), as messages naming the column, a
+     * value and the fix. Run once before anything is created: it may scan the tables. Engines without such values
+     * have none.
      */
-    default List<String> valueProblems(Connection connection, List<TableDef> tables, ZeroDates zeroDates, String targetEngine)
+    default List<String> valueProblems(Connection connection, List<TableDef> tables, ValueChoices choices, String targetEngine)
             throws SQLException {
         return List.of();
     }

@@ -128,6 +128,15 @@ public interface TargetDialect {
         return this;
     }
 
+    /**
+     * This dialect writing under the pipeline's choices for values it cannot hold as they are ({@link NulCharacters})
+     * and creating MariaDB/MySQL TIME columns as {@link MySqlTime} says; targets that hold every such value as it is
+     * return themselves.
+     */
+    default TargetDialect withValueChoices(NulCharacters nulCharacters, MySqlTime mySqlTime) {
+        return this;
+    }
+
     /** Quotes an identifier so that any name, however hostile, is only ever a name. */
     String quote(String identifier);
 }

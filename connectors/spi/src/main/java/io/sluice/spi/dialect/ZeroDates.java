@@ -1,7 +1,5 @@
 package io.sluice.spi.dialect;
 
-import java.util.Locale;
-
 /**
  * What a pipeline does with MariaDB/MySQL zero dates ({@code 0000-00-00}, or a zero month or day such as
  * {@code 2024-00-15}), which a source allows when its {@code sql_mode} lacks {@code NO_ZERO_DATE} or
@@ -16,26 +14,16 @@ public enum ZeroDates {
 
     /** The config spelling: {@code refuse} or {@code null}. */
     public String configValue() {
-        return name().toLowerCase(Locale.ROOT);
+        return ConfigChoices.configValue(this);
     }
 
     public static ZeroDates parse(String value) {
-        for (ZeroDates z : values()) {
-            if (z.configValue().equals(value)) {
-                return z;
-            }
-        }
-        throw new IllegalArgumentException("must be refuse or null");
+        return ConfigChoices.parse(ZeroDates.class, value);
     }
 
     /** For a setting's validator: null when valid, else the message. */
     public static String check(String value) {
-        try {
-            parse(value);
-            return null;
-        } catch (IllegalArgumentException e) {
-            return e.getMessage();
-        }
+        return ConfigChoices.check(ZeroDates.class, value);
     }
 
     public static final String DESCRIPTION = "MariaDB/MySQL zero dates ('0000-00-00', or a zero month or day such as "
