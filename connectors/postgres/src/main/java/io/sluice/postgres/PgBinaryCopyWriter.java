@@ -43,8 +43,8 @@ final class PgBinaryCopyWriter extends PgCopyStream {
                 return false;
             }
         }
-        for (String type : target.types()) {
-            if (PgCopyWire.of(type) == PgCopyWire.UNSUPPORTED) {
+        for (int i = 0; i < target.types().length; i++) {
+            if (!PgCopyWire.of(target.types()[i]).encodes(plan.column(i))) {
                 return false;
             }
         }
@@ -139,6 +139,11 @@ final class PgBinaryCopyWriter extends PgCopyStream {
                     fixed(8).writeLong(t.equals(Instant.MAX) ? PgSpecialTimes.TIMESTAMP_INFINITY
                             : t.equals(Instant.MIN) ? PgSpecialTimes.TIMESTAMP_MINUS_INFINITY : micros(t.getEpochSecond(), t.getNano()));
                 }
+                case INTERVAL -> {   // microseconds, days, months: only the first, as the text form's hours give
+                    fixed(16).writeLong(PgCopyWire.intervalMicros(v));
+                    buf.writeInt(0);
+                    buf.writeInt(0);
+                }
                 case TEXT -> variable(text(v));
                 case UNSUPPORTED -> throw new IllegalArgumentException("target type " + target.formatted()[i] + " has no binary COPY encoding in Sluice");
             }
@@ -158,8 +163,8 @@ final class PgBinaryCopyWriter extends PgCopyStream {
         buf.writeBytes(b, 0, b.length);
     }
 
-    private static byte[] text(Object v) {
-        return PgCopyWire.text(v).getBytes(StandardCharsets.UTF_8);
+    private byte[] text(Object v) {
+        return PgCopyWire.text(v, target).getBytes(StandardCharsets.UTF_8);
     }
 
     private static long micros(long epochSecond, int nano) {

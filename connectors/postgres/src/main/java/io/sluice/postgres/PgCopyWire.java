@@ -15,6 +15,8 @@ import java.time.LocalTime;
  */
 enum PgCopyWire {
     BOOL, INT2, INT4, OID, INT8, FLOAT4, FLOAT8, NUMERIC, BYTEA, UUID, JSONB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TEXT, BIT,
+    /** A MariaDB/MySQL TIME (time of day or duration) into interval ({@code target.mysql-time: interval}). */
+    INTERVAL,
     /** No encoding here: binary COPY cannot take the table, text COPY sends the value's text by its Java type. */
     UNSUPPORTED;
 
@@ -34,6 +36,7 @@ enum PgCopyWire {
             case "jsonb" -> JSONB;
             case "date" -> DATE;
             case "time" -> TIME;
+            case "interval" -> INTERVAL;
             case "timestamp" -> TIMESTAMP;
             case "timestamptz" -> TIMESTAMPTZ;
             case "bit", "varbit" -> BIT;   // from a MariaDB/MySQL BIT(n) (PgMySqlValues)
@@ -51,7 +54,8 @@ enum PgCopyWire {
         if (v instanceof java.time.Duration) {
             throw new IllegalArgumentException("column " + column + " holds the MariaDB/MySQL TIME '"
                     + io.sluice.spi.model.TimeValues.mariaDbText(v) + "', beyond a day or negative, which PostgreSQL's time "
-                    + "cannot hold: change the value on the source (or the column, e.g. to BIGINT microseconds), then restart");
+                    + "cannot hold: change the value on the source, or make the target column interval (what "
+                    + "target.mysql-time: interval creates), then restart");
         }
         return (LocalTime) v;
     }
@@ -90,9 +94,22 @@ enum PgCopyWire {
         return v instanceof Boolean b ? b : ((Number) v).longValue() != 0;
     }
 
-    /** A text value: a byte[] (a MariaDB binary string into a text column) as its UTF-8; never holding U+0000. */
-    static String text(Object v) {
-        return PgWrites.noNul(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString());
+    /** A text value: a byte[] (a MariaDB binary string into a text column) as its UTF-8; U+0000 as the table says ({@link PgTargetTable#text}). */
+    static String text(Object v, PgTargetTable t) {
+        return t.text(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString());
+    }
+
+    /**
+     * Whether a value of {@code column} goes into a target column of this wire as the wire encodes it: an interval
+     * column takes the row model's TIME values here; anything else (a PostgreSQL source's interval text) goes as text.
+     */
+    boolean encodes(io.sluice.spi.model.Column column) {
+        return this != UNSUPPORTED && (this != INTERVAL || column.kind() == io.sluice.spi.model.ValueKind.TIME);
+    }
+
+    /** An interval's microseconds (no days or months: hours as they are, as MariaDB/MySQL TIME counts them). */
+    static long intervalMicros(Object time) {
+        return io.sluice.spi.model.TimeValues.nanos(time) / 1000;
     }
 
     /**

@@ -24,6 +24,11 @@ final class PgMySqlValues {
         return c.kind() == ValueKind.BYTES && c.nativeType().equals("bit");
     }
 
+    /** A MariaDB/MySQL {@code TIME} column (a PostgreSQL source's is {@code time without time zone}). */
+    static boolean isTime(Column c) {
+        return c.kind() == ValueKind.TIME && c.nativeType().equals("time");
+    }
+
     static boolean isGeometry(Column c) {
         return c.kind() == ValueKind.BYTES && GEOMETRY.contains(c.nativeType());
     }

@@ -1,5 +1,6 @@
 package io.sluice.postgres;
 
+import io.sluice.spi.dialect.NulCharacters;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -21,8 +22,9 @@ import java.util.Map;
  *                  {@code varchar(n)} or {@code character} truncates silently, while the assignment to the
  *                  column applies its modifiers and fails on an over-long value ({@code bit}: cast to
  *                  {@code varbit}, since a cast to {@code bit} is {@code bit(1)} and truncates)
+ * @param nul       what the writers do with U+0000 in a string ({@code source.nul-characters})
  */
-record PgTargetTable(TableId id, String[] types, String[] formatted) {
+record PgTargetTable(TableId id, String[] types, String[] formatted, NulCharacters nul) {
 
     private static final String SQL = """
             SELECT a.attname, CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END,
@@ -36,6 +38,10 @@ record PgTargetTable(TableId id, String[] types, String[] formatted) {
             WHERE n.nspname = ? AND c.relname = ?""";
 
     static PgTargetTable load(Connection c, TableDef plan, TableId target) throws SQLException {
+        return load(c, plan, target, NulCharacters.REFUSE);
+    }
+
+    static PgTargetTable load(Connection c, TableDef plan, TableId target, NulCharacters nul) throws SQLException {
         Map<String, String[]> byName = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(SQL)) {
             ps.setString(1, target.schema());
@@ -59,7 +65,27 @@ record PgTargetTable(TableId id, String[] types, String[] formatted) {
             types[i] = t[0];
             formatted[i] = t[1];
         }
-        return new PgTargetTable(target, types, formatted);
+        return new PgTargetTable(target, types, formatted, nul);
+    }
+
+    /**
+     * A string as this table's writers send it. PostgreSQL text cannot hold U+0000 (MariaDB/MySQL strings can):
+     * under {@code source.nul-characters: strip} it is removed here, the one place the copy's writers (binary and
+     * text COPY) and the stream's (multi-row and array statements) pass every string through, so both paths give
+     * the same value; otherwise it is refused, with the column named by the caller, where the server would only
+     * say "invalid byte sequence for encoding UTF8: 0x00".
+     */
+    String text(String s) {
+        int at = s.indexOf('\0');
+        if (at < 0) {
+            return s;
+        }
+        if (nul == NulCharacters.STRIP) {
+            return s.replace("\0", "");
+        }
+        throw new IllegalArgumentException("the value contains the character U+0000 at offset " + at + ", which PostgreSQL "
+                + "text cannot hold: remove it on the source, exclude the column, or set source.nul-characters: strip "
+                + "to remove it on the way, then restart");
     }
 
     String qualified() {

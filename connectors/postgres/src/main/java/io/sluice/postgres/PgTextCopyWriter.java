@@ -67,7 +67,7 @@ final class PgTextCopyWriter extends PgCopyStream {
         }
         try {
             if (verbatim[i]) {
-                escaped(PgWrites.noNul((String) v));
+                escaped(target.text((String) v));
                 return;
             }
             PgCopyWire wire = wires[i];
@@ -85,7 +85,14 @@ final class PgTextCopyWriter extends PgCopyStream {
                     ascii(PgMySqlValues.bitText((byte[]) v, plan.column(i).precision()));
                 }
                 case UUID -> ascii((v instanceof UUID u ? u : java.util.UUID.fromString(v.toString())).toString());
-                case JSONB, TEXT -> escaped(PgCopyWire.text(v));
+                case JSONB, TEXT -> escaped(PgCopyWire.text(v, target));
+                case INTERVAL -> {
+                    if (wire.encodes(plan.column(i))) {
+                        ascii(io.sluice.spi.model.TimeValues.mariaDbText(v));   // hours beyond a day and the sign as they are
+                    } else {
+                        other(i, v);
+                    }
+                }
                 case DATE -> ascii(PgCopyWire.dateText((LocalDate) v));
                 case TIME -> ascii(v.equals(LocalTime.MAX) ? "24:00:00" : PgCopyWire.timeText(PgCopyWire.timeOfDay(plan.column(i).name(), v)));
                 case TIMESTAMP -> ascii(PgCopyWire.timestampText((LocalDateTime) v, ""));
@@ -109,7 +116,7 @@ final class PgTextCopyWriter extends PgCopyStream {
      */
     private void other(int i, Object v) {
         if (v instanceof String s) {
-            escaped(PgWrites.noNul(s));
+            escaped(target.text(s));
         } else if (v instanceof byte[] b) {
             if (PgMySqlValues.isBit(plan.column(i))) {
                 ascii(PgMySqlValues.bitText(b, plan.column(i).precision()));
@@ -134,7 +141,7 @@ final class PgTextCopyWriter extends PgCopyStream {
             ascii(t.equals(Instant.MAX) ? "infinity" : t.equals(Instant.MIN) ? "-infinity"
                     : PgCopyWire.timestampText(LocalDateTime.ofEpochSecond(t.getEpochSecond(), t.getNano(), ZoneOffset.UTC), "+00"));
         } else {
-            escaped(PgWrites.noNul(v.toString()));   // Long, UUID
+            escaped(target.text(v.toString()));   // Long, UUID
         }
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.postgres;
 
+import io.sluice.spi.dialect.MySqlTime;
 import io.sluice.spi.model.Column;
 import io.sluice.spi.model.TableId;
 import io.sluice.spi.model.ValueKind;
@@ -23,7 +24,9 @@ import io.sluice.spi.model.ValueKind;
  *   <li>MariaDB/MySQL bit(n&gt;1) → bit(n); the geometry family → bytea holding WKB (EWKB when
  *       the SRID is not 0; see {@link PgMySqlValues});</li>
  *   <li>binary/varbinary/blob → bytea; uuid → uuid; MariaDB json → json (text kept verbatim), PostgreSQL jsonb stays jsonb;</li>
- *   <li>datetime(n) → timestamp(n), MariaDB timestamp(n)/PostgreSQL timestamptz → timestamptz(n), time(n) → time(n).</li>
+ *   <li>datetime(n) → timestamp(n), MariaDB timestamp(n)/PostgreSQL timestamptz → timestamptz(n), time(n) → time(n);
+ *       MariaDB/MySQL time(n) → interval(n) under {@code target.mysql-time: interval} (TIME is a duration up to
+ *       ±838:59:59, which only interval holds whole).</li>
  * </ul>
  */
 final class PgTypeMapping {
@@ -31,6 +34,10 @@ final class PgTypeMapping {
     }
 
     static String targetType(TableId table, Column c) {
+        return targetType(table, c, MySqlTime.TIME);
+    }
+
+    static String targetType(TableId table, Column c, MySqlTime mySqlTime) {
         String n = PostgresTargetDialect.lower(c.nativeType());
         if (PgUserTypes.isUserType(c)) {
             return c.nativeType();   // a PostgreSQL source's user type (or an array of one), created on the target first (PgUserTypes)
@@ -52,7 +59,7 @@ final class PgTypeMapping {
             case UUID -> "uuid";
             case JSON -> n.equals("jsonb") ? "jsonb" : "json";
             case DATE -> "date";
-            case TIME -> "time(" + frac + ")";
+            case TIME -> (mySqlTime == MySqlTime.INTERVAL && PgMySqlValues.isTime(c) ? "interval(" : "time(") + frac + ")";
             case TIMESTAMP -> "timestamp(" + frac + ")";
             case TIMESTAMPTZ -> "timestamptz(" + frac + ")";
             case NATIVE_TEXT -> c.nativeType();   // not reached: declaredType above

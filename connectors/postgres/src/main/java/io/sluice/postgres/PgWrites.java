@@ -72,7 +72,7 @@ final class PgWrites {
                 int p = 1;
                 for (Object[] row : part) {
                     for (int i = 0; i < row.length; i++) {
-                        bind(ps, p++, plan.column(i), row[i]);
+                        bind(ps, p++, plan, t, i, row[i]);
                     }
                 }
                 ps.executeUpdate();
@@ -163,10 +163,10 @@ final class PgWrites {
             for (Object[] row : rows) {
                 int p = 1;
                 for (int i : set) {
-                    bind(ps, p++, plan.column(i), row[i]);
+                    bind(ps, p++, plan, t, i, row[i]);
                 }
                 for (int k = 0; k < plan.keySize(); k++) {
-                    bind(ps, p++, plan.column(plan.keyIndex(k)), row[plan.keyIndex(k)]);
+                    bind(ps, p++, plan, t, plan.keyIndex(k), row[plan.keyIndex(k)]);
                 }
                 ps.addBatch();
             }
@@ -207,7 +207,7 @@ final class PgWrites {
                 int p = 1;
                 for (Object[] key : part) {
                     for (int k = 0; k < key.length; k++) {
-                        bind(ps, p++, plan.column(plan.keyIndex(k)), key[k]);
+                        bind(ps, p++, plan, t, plan.keyIndex(k), key[k]);
                     }
                 }
                 ps.executeUpdate();
@@ -215,7 +215,9 @@ final class PgWrites {
         }
     }
 
-    static void bind(PreparedStatement ps, int index, Column column, Object v) throws SQLException {
+    /** Binds plan column {@code i}'s value for the target column's type ({@code t}), which each parameter is cast to. */
+    static void bind(PreparedStatement ps, int index, TableDef plan, PgTargetTable t, int i, Object v) throws SQLException {
+        Column column = plan.column(i);
         if (v == null) {
             ps.setNull(index, Types.OTHER);
             return;
@@ -231,7 +233,7 @@ final class PgWrites {
             case FLOAT64 -> ps.setDouble(index, (Double) v);
             case STRING, JSON, NATIVE_TEXT -> {
                 try {
-                    ps.setString(index, noNul((String) v));
+                    ps.setString(index, t.text((String) v));
                 } catch (IllegalArgumentException e) {
                     throw new SQLException("column " + column.name() + ": " + e.getMessage(), e);
                 }
@@ -251,6 +253,10 @@ final class PgWrites {
             case DATE -> ps.setObject(index, v);
             case TIME -> {
                 try {
+                    if (PgCopyWire.of(t.types()[i]) == PgCopyWire.INTERVAL) {
+                        ps.setString(index, io.sluice.spi.model.TimeValues.mariaDbText(v));   // cast to interval, as COPY's text
+                        return;
+                    }
                     ps.setObject(index, PgCopyWire.timeOfDay(column.name(), v));
                 } catch (IllegalArgumentException e) {
                     throw new SQLException(e.getMessage(), e);
@@ -259,17 +265,5 @@ final class PgWrites {
             case TIMESTAMP -> ps.setObject(index, (LocalDateTime) v);
             case TIMESTAMPTZ -> ps.setObject(index, PgSpecialTimes.offsetDateTime((Instant) v));   // ±infinity too
         }
-    }
-
-    /**
-     * PostgreSQL text cannot hold U+0000 (MariaDB/MySQL strings can): refused with the column named by the caller,
-     * where the server would only say "invalid byte sequence for encoding UTF8: 0x00".
-     */
-    static String noNul(String s) {
-        if (s.indexOf('\0') >= 0) {
-            throw new IllegalArgumentException("the value contains the character U+0000 at offset " + s.indexOf('\0')
-                    + ", which PostgreSQL text cannot hold; remove it on the source, or exclude the column");
-        }
-        return s;
     }
 }

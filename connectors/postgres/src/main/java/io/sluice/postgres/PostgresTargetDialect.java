@@ -1,5 +1,7 @@
 package io.sluice.postgres;
 
+import io.sluice.spi.dialect.MySqlTime;
+import io.sluice.spi.dialect.NulCharacters;
 import io.sluice.spi.dialect.BulkWriter;
 import io.sluice.spi.dialect.PlanException;
 import io.sluice.spi.dialect.TargetDialect;
@@ -38,19 +40,34 @@ public final class PostgresTargetDialect implements TargetDialect {
     private final Map<Connection, Boolean> yugabyte;
     /** Change batches as unnested arrays (PgArrayWrites) rather than multi-row statements. */
     private final boolean bulkApply;
+    /** U+0000 in strings: refused or removed by the writers ({@link PgTargetTable#text}). */
+    private final NulCharacters nul;
+    /** The type of a MariaDB/MySQL TIME column in tables created here. */
+    private final MySqlTime mySqlTime;
 
     public PostgresTargetDialect() {
-        this(Collections.synchronizedMap(new WeakHashMap<>()), true);
+        this(Collections.synchronizedMap(new WeakHashMap<>()), true, NulCharacters.REFUSE, MySqlTime.TIME);
     }
 
-    private PostgresTargetDialect(Map<Connection, Boolean> yugabyte, boolean bulkApply) {
+    private PostgresTargetDialect(Map<Connection, Boolean> yugabyte, boolean bulkApply, NulCharacters nul, MySqlTime mySqlTime) {
         this.yugabyte = yugabyte;
         this.bulkApply = bulkApply;
+        this.nul = nul;
+        this.mySqlTime = mySqlTime;
     }
 
     @Override
     public TargetDialect withBulkApply(boolean on) {
-        return on == bulkApply ? this : new PostgresTargetDialect(yugabyte, on);
+        return on == bulkApply ? this : new PostgresTargetDialect(yugabyte, on, nul, mySqlTime);
+    }
+
+    @Override
+    public TargetDialect withValueChoices(NulCharacters nulCharacters, MySqlTime time) {
+        return new PostgresTargetDialect(yugabyte, bulkApply, nulCharacters, time);
+    }
+
+    private PgTargetTable load(Connection c, TableDef table, TableId target) throws SQLException {
+        return PgTargetTable.load(c, table, target, nul);
     }
 
     @Override
@@ -208,7 +225,7 @@ public final class PostgresTargetDialect implements TargetDialect {
     private List<String> columnsDdl(TableDef source) {
         List<String> cols = new ArrayList<>();
         for (Column c : source.columns()) {
-            cols.add(quote(c.name()) + " " + PgTypeMapping.targetType(source.id(), c) + (c.nullable() ? "" : " NOT NULL"));
+            cols.add(quote(c.name()) + " " + PgTypeMapping.targetType(source.id(), c, mySqlTime) + (c.nullable() ? "" : " NOT NULL"));
         }
         // after the ordinary columns: the writers name their columns, so the order is only the target's own
         for (ComputedColumn g : source.computed()) {
@@ -236,7 +253,7 @@ public final class PostgresTargetDialect implements TargetDialect {
                 s.execute("SET LOCAL yb_default_copy_from_rows_per_transaction = 0");
             }
         }
-        PgTargetTable t = PgTargetTable.load(c, table, target);
+        PgTargetTable t = load(c, table, target);
         // text COPY for the rest: no encoding here is needed, each column type's input function parses its text
         return PgBinaryCopyWriter.encodes(table, t) ? new PgBinaryCopyWriter(c, table, t) : new PgTextCopyWriter(c, table, t);
     }
@@ -250,7 +267,7 @@ public final class PostgresTargetDialect implements TargetDialect {
         if (!PgBinaryRows.ENCODING.equals(encoding)) {
             return null;
         }
-        PgTargetTable t = PgTargetTable.load(c, table, target);
+        PgTargetTable t = load(c, table, target);
         for (int i = 0; i < table.columnCount(); i++) {
             if (!PgBinaryRows.sameType(table.column(i), t.formatted()[i])) {
                 return null;
@@ -267,14 +284,14 @@ public final class PostgresTargetDialect implements TargetDialect {
     @Override
     public void upsert(Connection c, TableDef table, TableId target, List<Object[]> rows, int rowsPerStatement) throws SQLException {
         if (!rows.isEmpty()) {
-            PgWrites.upsert(c, table, PgTargetTable.load(c, table, target), rows, rowsPerStatement, bulkApply);
+            PgWrites.upsert(c, table, load(c, table, target), rows, rowsPerStatement, bulkApply);
         }
     }
 
     @Override
     public void delete(Connection c, TableDef table, TableId target, List<Object[]> keys, int rowsPerStatement) throws SQLException {
         if (!keys.isEmpty()) {
-            PgWrites.delete(c, table, PgTargetTable.load(c, table, target), keys, rowsPerStatement, bulkApply);
+            PgWrites.delete(c, table, load(c, table, target), keys, rowsPerStatement, bulkApply);
         }
     }
 

@@ -249,4 +249,52 @@ class PgTextCopyWriterTest {
             c.rollback();
         }
     }
+
+    /**
+     * Under source.nul-characters: strip every writer removes U+0000 the same way: binary COPY, text COPY, the
+     * multi-row upsert and the array upsert (the copy path and the stream path).
+     */
+    @Test
+    void nulIsStrippedAlikeOnEveryPathWhenTold() throws Exception {
+        TableDef def = new TableDef(new TableId("public", "nul_bin"), List.of(Column.of("id", ValueKind.INT, "int", false),
+                Column.of("s", ValueKind.STRING, "varchar", true)), List.of("id"));
+        TableDef textDef = new TableDef(new TableId("public", "nul_text"), List.of(Column.of("id", ValueKind.INT, "int", false),
+                Column.of("s", ValueKind.STRING, "varchar", true), Column.of("ip", ValueKind.STRING, "varchar", true)), List.of("id"));
+        exec(target, "CREATE TABLE nul_bin (id bigint PRIMARY KEY, s varchar(10))", "CREATE TABLE nul_text (id bigint PRIMARY KEY, s text, ip inet)",
+                "CREATE TABLE nul_rows (id bigint PRIMARY KEY, s varchar(10))", "CREATE TABLE nul_arrays (id bigint PRIMARY KEY, s varchar(10))");
+        io.sluice.spi.dialect.TargetDialect strip = new PostgresTargetDialect()
+                .withValueChoices(io.sluice.spi.dialect.NulCharacters.STRIP, io.sluice.spi.dialect.MySqlTime.TIME);
+        List<Object[]> rows = new ArrayList<>();
+        for (long id = 1; id <= 9; id++) {   // one digit: texts() sorts by the id's text
+            rows.add(new Object[] {id, id == 1 ? "a\0b" : id == 2 ? "\0\0" : id == 3 ? null : "x" + id + "\0"});
+        }
+        try (Connection c = target.open()) {
+            c.setAutoCommit(false);
+            try (BulkWriter w = strip.openBulkWriter(c, def, def.id(), 1000)) {
+                assertThat(w).isInstanceOf(PgBinaryCopyWriter.class);
+                for (Object[] r : rows) {
+                    w.write(r);
+                }
+                w.flush();
+            }
+            try (BulkWriter w = strip.openBulkWriter(c, textDef, textDef.id(), 1000)) {
+                assertThat(w).isInstanceOf(PgTextCopyWriter.class);
+                for (Object[] r : rows) {
+                    w.write(new Object[] {r[0], r[1], null});
+                }
+                w.flush();
+            }
+            strip.withBulkApply(false).upsert(c, def, new TableId("public", "nul_rows"), rows, 1000);
+            strip.withBulkApply(true).upsert(c, def, new TableId("public", "nul_arrays"), rows, 1000);
+            c.commit();
+        }
+        for (String table : List.of("nul_bin", "nul_text", "nul_rows", "nul_arrays")) {
+            List<List<String>> texts = texts(target, table, def);
+            assertThat(texts).as(table).hasSize(9);
+            assertThat(texts.get(0)).as(table).containsExactly("id=1", "s=ab");
+            assertThat(texts.get(1)).as(table).containsExactly("id=2", "s=");
+            assertThat(texts.get(2)).as(table).containsExactly("id=3", "s=null");
+            assertThat(texts.get(8)).as(table).containsExactly("id=9", "s=x9");
+        }
+    }
 }
