@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.sluice.spi.model.TimeValues;
 import io.sluice.spi.model.ValueKind;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -20,6 +22,8 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Equality of canonical values read from two engines, so that equal data compares equal whatever native
@@ -70,7 +74,28 @@ final class CanonicalValues {
         if (a instanceof UUID || b instanceof UUID) {
             return a.toString().equalsIgnoreCase(b.toString());
         }
+        if (kindA == ValueKind.TIME && b instanceof String || kindB == ValueKind.TIME && a instanceof String) {
+            return durationEqual(a, b);
+        }
         return a.equals(b);
+    }
+
+    /** PostgreSQL's interval as a PostgreSQL side reads it: its fields, independent of IntervalStyle (PgTextForm). */
+    private static final Pattern INTERVAL_FIELDS = Pattern.compile("(-?\\d+) mons (-?\\d+) days (-?\\d+) microseconds");
+
+    /**
+     * A MariaDB/MySQL TIME (a time of day or a duration beyond a day or negative) against the PostgreSQL interval it
+     * went into ({@code target.mysql-time: interval}): equal when the interval has no months and spans the same
+     * microseconds (TIME counts hours past a day, an interval may hold them as days).
+     */
+    private static boolean durationEqual(Object a, Object b) {
+        Object time = a instanceof String ? b : a;
+        Matcher m = INTERVAL_FIELDS.matcher((String) (a instanceof String ? a : b));
+        if (!m.matches() || Long.parseLong(m.group(1)) != 0 || !(time instanceof LocalTime || time instanceof Duration)) {
+            return false;
+        }
+        long micros = Long.parseLong(m.group(2)) * 86_400_000_000L + Long.parseLong(m.group(3));
+        return TimeValues.nanos(time) / 1000 == micros;
     }
 
     private static boolean isFloat(Object v) {

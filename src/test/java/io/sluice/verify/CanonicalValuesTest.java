@@ -104,4 +104,19 @@ class CanonicalValuesTest {
                 .isEqualTo("`a` >= ? AND ((`a` > ?) OR (`a` = ? AND `b` > ?))");
         assertThat(binds).containsExactly(0, 0, 0, 1);
     }
+
+    /** A MariaDB/MySQL TIME against the PostgreSQL interval it went into (target.mysql-time: interval), read as its fields. */
+    @Test
+    void timeValuesCompareWithIntervalsByMicroseconds() {
+        assertThat(CanonicalValues.equal(ValueKind.TIME, java.time.Duration.ofHours(838).plusMinutes(59).plusSeconds(59),
+                ValueKind.NATIVE_TEXT, "0 mons 0 days 3020399000000 microseconds")).isTrue();
+        assertThat(CanonicalValues.equal(ValueKind.NATIVE_TEXT, "0 mons 0 days -3600000000 microseconds",
+                ValueKind.TIME, java.time.Duration.ofHours(-1))).isTrue();
+        assertThat(CanonicalValues.equal(ValueKind.TIME, LocalTime.of(12, 0, 0, 500_000_000),
+                ValueKind.NATIVE_TEXT, "0 mons 0 days 43200500000 microseconds")).isTrue();
+        assertThat(CanonicalValues.equal(ValueKind.TIME, LocalTime.of(12, 0),
+                ValueKind.NATIVE_TEXT, "0 mons 0 days 43200000001 microseconds")).isFalse();
+        assertThat(CanonicalValues.equal(ValueKind.TIME, LocalTime.of(0, 0),
+                ValueKind.NATIVE_TEXT, "1 mons 0 days 0 microseconds")).isFalse();
+    }
 }
