@@ -31,9 +31,9 @@ final class MariaDbNulCharacters {
                 continue;
             }
             boolean key = t.isKeyColumn(i);
-            // binary LOCATE on the value's utf8mb4 bytes: U+0000 is the only character with a 0x00 byte there, and a
-            // collation's comparison could treat it as ignorable
-            out.add(new MariaDbValueScan.Check(col, q -> "LOCATE(X'00', CONVERT(" + q + " USING utf8mb4)) > 0",
+            // LOCATE on the value's utf8mb4 bytes, both arguments binary: U+0000 is the only character with a 0x00 byte
+            // there, while MySQL 8's utf8mb4 collations treat it as ignorable and would find it in every string
+            out.add(new MariaDbValueScan.Check(col, q -> "LOCATE(X'00', CAST(CONVERT(" + q + " USING utf8mb4) AS BINARY)) > 0",
                     example -> message(t, col, example, choice, key)));
         }
         return out;

@@ -85,4 +85,21 @@ class MariaDbValueProblemsTest {
                     ValueChoices.DEFAULT.withMySqlTime(MySqlTime.INTERVAL), "postgres")).noneSatisfy(p -> assertThat(p).contains(".n.tm"));
         }
     }
+
+    /**
+     * MySQL 8's utf8mb4 collations treat U+0000 as ignorable, so a comparison under them finds it in any string: the
+     * scan must compare bytes, and name only the column that holds one.
+     */
+    @Test
+    void onMySqlOnlyU0000Matches() throws SQLException {
+        io.sluice.testkit.DatabaseServer mysql = TestServers.mysql();
+        String my = mysql.createDatabase("mysql_value_problems");
+        try (Connection c = mysql.connect(my); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE m (id int PRIMARY KEY, plain varchar(20), nul varchar(20))");
+            s.execute("INSERT INTO m VALUES (1, '', 'a\\0b'), (2, 'abc', 'x'), (3, '😀 ü', '')");
+            TableDef def = new MySqlSourceDialect().describe(c, new TableId(my, "m"));
+            assertThat(new MySqlSourceDialect().valueProblems(c, List.of(def), ValueChoices.DEFAULT, "postgres"))
+                    .singleElement().asString().contains("column " + my + ".m.nul (varchar)", "'a\\0b'");
+        }
+    }
 }
