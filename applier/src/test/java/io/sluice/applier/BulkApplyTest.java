@@ -82,7 +82,7 @@ class BulkApplyTest {
                 assertThatThrownBy(() -> d.upsert(c, def, target(on), tooBig, 1000)).isInstanceOf(SQLException.class)
                         .hasMessageContaining("out of range");
                 assertThatThrownBy(() -> d.upsert(c, def, target(on), nul, 1000)).isInstanceOf(SQLException.class)
-                        .hasMessageContaining("column s").hasMessageContaining("U+0000");
+                        .hasMessageContaining("column s").hasMessageContaining("U+0000").hasMessageContaining("source.nul-characters: strip");
             }
         }
     }

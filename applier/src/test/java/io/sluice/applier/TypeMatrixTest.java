@@ -30,7 +30,6 @@ class TypeMatrixTest {
     private static final Map<String, List<Cell>> RESULTS = new LinkedHashMap<>();
     /** Cells still wrong, each named in docs/operations/limitations.md; any other difference fails the test. */
     private static final Set<String> KNOWN = Set.of(
-            "MariaDB → PostgreSQL t_nul copy", "MariaDB → PostgreSQL t_nul stream",
             "PostgreSQL → PostgreSQL t_timestamp_max stream", "PostgreSQL → PostgreSQL t_interval_max stream");
     private static TimeZone previous;
 
@@ -80,6 +79,8 @@ class TypeMatrixTest {
                 MariaDB/MySQL → PostgreSQL matrices run with `source.zero-dates: null` (MySQL with a permissive
                 session `sql_mode`, so the zero dates can be written), so their zero dates are *identical* when they arrive as NULL
                 through both paths, as that setting says (the default, `refuse`, names the column before anything is created).
+                A type listed with a setting (`source.nul-characters: strip`, `target.mysql-time: interval`) ran in a
+                pipeline with that setting: its preflight checked by it and its applier wrote by it.
 
                 """);
         for (String pair : PAIRS) {
@@ -91,7 +92,8 @@ class TypeMatrixTest {
             for (int i = 0; i + 1 < cells.size(); i += 2) {
                 Cell copy = cells.get(i);
                 Cell stream = cells.get(i + 1);
-                md.append("| `").append(copy.type()).append("` | ").append(EDGES.getOrDefault(pair + copy.table(), ""))
+                String with = SETTINGS.getOrDefault(pair + copy.table(), "");
+                md.append("| `").append(copy.type()).append("`").append(with).append(" | ").append(EDGES.getOrDefault(pair + copy.table(), ""))
                         .append(" | ").append(copy.result()).append(" | ").append(stream.result()).append(" |\n");
             }
             md.append('\n');
@@ -106,9 +108,18 @@ class TypeMatrixTest {
 
     private static final Map<String, String> EDGES = new LinkedHashMap<>();
 
+    /** A refusal is a pass for {@link #record}: these are the only tables of the pair that may be refused. */
+    private static void assertRefusedOnly(List<Cell> cells, String... tables) {
+        assertThat(cells.stream().filter(c -> c.result().startsWith("refused")).map(Cell::table).distinct())
+                .containsExactlyInAnyOrder(tables);
+    }
+    /** Per pair and case, the settings of its own as the document lists them after the type. */
+    private static final Map<String, String> SETTINGS = new LinkedHashMap<>();
+
     private static void record(String pair, List<Case> cases, List<Cell> cells) {
         for (Case k : cases) {
             EDGES.put(pair + k.name(), String.join(", ", k.literals()).replace('|', '/'));
+            k.settings().forEach((key, value) -> SETTINGS.merge(pair + k.name(), ", with `" + key + ": " + value + "`", String::concat));
         }
         RESULTS.put(pair, cells);
         List<String> wrong = new ArrayList<>();
@@ -284,6 +295,7 @@ class TypeMatrixTest {
                 new Case("t_time", "time(6)", List.of("'00:00:00'", "'23:59:59.999999'"), List.of("00:00:00", "23:59:59.999999")),
                 new Case("t_year", "year", List.of("1901", "2155", "0"), List.of("1901", "2155", "0")),
                 new Case("t_time_long", "time(6)", List.of("'838:59:59'", "'-01:00:00'"), List.of("838:59:59", "-01:00:00")),
+                TIME_INTERVAL,
                 // source.zero-dates: null (this matrix's setting): zero dates arrive as NULL on both paths, as
                 // Debezium's change events carry them; a NOT NULL column holding them is refused up front
                 new Case("t_zero_date", "date", List.of("'0000-00-00'", "'2024-00-15'", "'2024-01-00'"), Arrays.asList(null, null, null)),
@@ -291,12 +303,26 @@ class TypeMatrixTest {
                 new Case("t_zero_timestamp", "timestamp(6) NULL", List.of("'0000-00-00 00:00:00'"), Arrays.asList((String) null)),
                 new Case("t_zero_date_nn", "date NOT NULL", List.of("'0000-00-00'"), List.of("0000-00-00")),
                 new Case("t_nul", "varchar(20)", List.of("'a\\0b'"), List.of("a\\0b")),
+                NUL_STRIP, NUL_STRIP_TEXT,
                 new Case("t_bit5", "bit(5)", List.of("b'10101'", "b'00000'"), List.of("10101", "00000")),
                 new Case("t_bit64", "bit(64)", List.of(BIT64_ONES, BIT64_HIGH), List.of("1".repeat(64), "1" + "0".repeat(63))),
                 new Case("t_inet6", "inet6", INET6, List.of("::1", "2001:db8::ff00:42:8329", "::ffff:1.2.3.4", "2001:db8::", "::")),
                 new Case("t_geometry", "geometry", List.of(POINT, POINT_SRID), List.of(POINT_WKB, POINT_EWKB)));
-        record("MariaDB → PostgreSQL", cases, new TypeMatrix("types_maria_pg", false, true, ZeroDates.NULL).isolating(known("MariaDB → PostgreSQL")).run(cases));
+        List<Cell> cells = new TypeMatrix("types_maria_pg", false, true, ZeroDates.NULL).isolating(known("MariaDB → PostgreSQL")).run(cases);
+        record("MariaDB → PostgreSQL", cases, cells);
+        assertRefusedOnly(cells, "t_time_long", "t_zero_date_nn", "t_nul", "t_inet6");
     }
+
+    /** TIME beyond a day and negative into PostgreSQL interval, with times of day and 24:00:00 beside them. */
+    private static final Case TIME_INTERVAL = new Case("t_time_interval", "time(6)",
+            List.of("'838:59:59'", "'-838:59:59'", "'-01:00:00'", "'100:00:00.25'", "'00:00:00'", "'23:59:59.999999'", "'24:00:00'"),
+            List.of("838:59:59", "-838:59:59", "-01:00:00", "100:00:00.25", "00:00:00", "23:59:59.999999", "24:00:00"))
+            .with("target.mysql-time", "interval");
+    /** U+0000 removed on both paths, as the setting says (the value changes). */
+    private static final Case NUL_STRIP = new Case("t_nul_strip", "varchar(20)", List.of("'a\\0b'", "'\\0'", "'\\0x\\0'"),
+            List.of("ab", "", "x")).with("source.nul-characters", "strip");
+    private static final Case NUL_STRIP_TEXT = new Case("t_nul_strip_text", "text", List.of("CONCAT('tail', CHAR(0))"),
+            List.of("tail")).with("source.nul-characters", "strip");
 
     private static final String BIT64_ONES = "b'" + "1".repeat(64) + "'";
     private static final String BIT64_HIGH = "b'1" + "0".repeat(63) + "'";
@@ -345,10 +371,15 @@ class TypeMatrixTest {
                 new Case("t_time", "time(6)", List.of("'00:00:00'", "'23:59:59.999999'"), List.of("00:00:00", "23:59:59.999999")),
                 new Case("t_year", "year", List.of("1901", "2155", "0"), List.of("1901", "2155", "0")),
                 new Case("t_time_long", "time(6)", List.of("'838:59:59'", "'-01:00:00'"), List.of("838:59:59", "-01:00:00")),
+                TIME_INTERVAL,
+                new Case("t_nul", "varchar(20)", List.of("'a\\0b'"), List.of("a\\0b")),
+                NUL_STRIP, NUL_STRIP_TEXT,
                 // source.zero-dates: null, as the MariaDB matrix
                 new Case("t_zero_date", "date", List.of("'0000-00-00'", "'2024-00-15'"), Arrays.asList(null, null)),
                 new Case("t_zero_datetime", "datetime(6)", List.of("'0000-00-00 00:00:00'"), Arrays.asList((String) null)));
-        record("MySQL → PostgreSQL", cases, TypeMatrix.mysql("types_my_pg", true, ZeroDates.NULL, PERMISSIVE).isolating(known("MySQL → PostgreSQL")).run(cases));
+        List<Cell> cells = TypeMatrix.mysql("types_my_pg", true, ZeroDates.NULL, PERMISSIVE).isolating(known("MySQL → PostgreSQL")).run(cases);
+        record("MySQL → PostgreSQL", cases, cells);
+        assertRefusedOnly(cells, "t_time_long", "t_nul");
     }
 
     /** As {@link #mariaDbToMariaDb}, on MySQL 8 (the MariaDB target dialect writes MySQL too). */
