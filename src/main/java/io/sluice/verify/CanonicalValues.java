@@ -80,21 +80,30 @@ final class CanonicalValues {
         return a.equals(b);
     }
 
-    /** PostgreSQL's interval as a PostgreSQL side reads it: its fields, independent of IntervalStyle (PgTextForm). */
-    private static final Pattern INTERVAL_FIELDS = Pattern.compile("(-?\\d+) mons (-?\\d+) days (-?\\d+) microseconds");
+    /**
+     * PostgreSQL's interval text as verify's PostgreSQL session prints it ({@code IntervalStyle postgres}, PgVerifySql):
+     * {@code [N day[s] ][-]H:MM:SS[.ffffff]}; a value with years or months does not match.
+     */
+    private static final Pattern INTERVAL = Pattern.compile("(?:([+-]?\\d+) days?)? ?(?:([+-]?)(\\d+):(\\d{2}):(\\d{2})(?:\\.(\\d{1,6}))?)?");
 
     /**
      * A MariaDB/MySQL TIME (a time of day or a duration beyond a day or negative) against the PostgreSQL interval it
-     * went into ({@code target.mysql-time: interval}): equal when the interval has no months and spans the same
-     * microseconds (TIME counts hours past a day, an interval may hold them as days).
+     * went into ({@code target.mysql-time: interval}): equal when both span the same microseconds (TIME counts hours
+     * past a day, an interval may hold them as days).
      */
     private static boolean durationEqual(Object a, Object b) {
         Object time = a instanceof String ? b : a;
-        Matcher m = INTERVAL_FIELDS.matcher((String) (a instanceof String ? a : b));
-        if (!m.matches() || Long.parseLong(m.group(1)) != 0 || !(time instanceof LocalTime || time instanceof Duration)) {
+        String text = (String) (a instanceof String ? a : b);
+        Matcher m = INTERVAL.matcher(text);
+        if (text.isEmpty() || !m.matches() || !(time instanceof LocalTime || time instanceof Duration)) {
             return false;
         }
-        long micros = Long.parseLong(m.group(2)) * 86_400_000_000L + Long.parseLong(m.group(3));
+        long micros = m.group(1) == null ? 0 : Long.parseLong(m.group(1)) * 86_400_000_000L;
+        if (m.group(3) != null) {
+            long clock = ((Long.parseLong(m.group(3)) * 60 + Long.parseLong(m.group(4))) * 60 + Long.parseLong(m.group(5))) * 1_000_000L
+                    + (m.group(6) == null ? 0 : Long.parseLong((m.group(6) + "00000").substring(0, 6)));
+            micros += "-".equals(m.group(2)) ? -clock : clock;
+        }
         return TimeValues.nanos(time) / 1000 == micros;
     }
 

@@ -112,6 +112,27 @@ class CrossEngineVerifyTest {
                 .containsExactly("missing in target: (500)", "extra in target: (100000)");
     }
 
+    /** MariaDB TIME beyond a day and negative against the PostgreSQL interval target.mysql-time: interval creates. */
+    @Test
+    void timeColumnsCompareWithTheirIntervals() throws Exception {
+        String name = "times" + TABLES.incrementAndGet();
+        String[] values = {"838:59:59", "-838:59:59", "-01:00:00", "100:00:00.25", "00:00:00", "23:59:59.999999", "24:00:00"};
+        try (Connection s = maria.connect(srcDb); Connection t = pg.connect(dstDb)) {
+            exec(s, "CREATE TABLE " + name + " (id BIGINT PRIMARY KEY, tm TIME(6))");
+            exec(t, "CREATE TABLE " + name + " (id bigint PRIMARY KEY, tm interval(6))");
+            for (int i = 0; i < values.length; i++) {
+                exec(s, "INSERT INTO " + name + " VALUES (" + i + ", '" + values[i] + "')");
+                exec(t, "INSERT INTO " + name + " VALUES (" + i + ", '" + (i == 2 ? "-01:00:01" : values[i]) + "')");
+            }
+        }
+        TablePair pair = new TablePair(source.describe(new TableId(srcDb, name)), target.describe(new TableId("public", name)));
+        VerifyResult result = new ChecksumChecker(source, target, config("deadline", "0s")).verify(List.of(pair));
+
+        TableResult t = result.tables().get(0);
+        assertThat(t.rowsChecked()).isEqualTo(values.length);
+        assertThat(t.differences()).extracting(Difference::toString).containsExactly("values differ at (2): tm");
+    }
+
     @Test
     void compositeTextKeysOrderedDifferentlyByTheTwoEngines() throws Exception {
         String name = "regions" + TABLES.incrementAndGet();
