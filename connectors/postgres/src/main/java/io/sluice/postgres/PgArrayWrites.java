@@ -88,7 +88,7 @@ final class PgArrayWrites {
         sb.append(sets.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + sets);
         try (PreparedStatement ps = c.prepareStatement(sb.toString())) {
             for (int i = 0; i < n; i++) {
-                ps.setArray(i + 1, column(c, t, plan.column(i), rows, i));
+                ps.setArray(i + 1, column(c, t, plan, i, rows, i));
             }
             ps.executeUpdate();
         }
@@ -107,7 +107,7 @@ final class PgArrayWrites {
         sb.append(") IN (SELECT ").append(select).append(" FROM ").append(unnest(n)).append(")");
         try (PreparedStatement ps = c.prepareStatement(sb.toString())) {
             for (int k = 0; k < n; k++) {
-                ps.setArray(k + 1, column(c, t, plan.column(plan.keyIndex(k)), keys, k));
+                ps.setArray(k + 1, column(c, t, plan, plan.keyIndex(k), keys, k));
             }
             ps.executeUpdate();
         }
@@ -134,16 +134,18 @@ final class PgArrayWrites {
         return sb.append(") AS u(").append(names).append(")").toString();
     }
 
-    private static Array column(Connection c, PgTargetTable t, Column column, List<Object[]> rows, int index) throws SQLException {
+    /** @param planColumn the plan column the values are of; {@code index} their place in {@code rows}' arrays */
+    private static Array column(Connection c, PgTargetTable t, TableDef plan, int planColumn, List<Object[]> rows, int index)
+            throws SQLException {
         String[] values = new String[rows.size()];
         for (int r = 0; r < values.length; r++) {
-            values[r] = text(t, column, rows.get(r)[index]);
+            values[r] = text(t, plan.column(planColumn), planColumn, rows.get(r)[index]);
         }
         return c.createArrayOf("text", values);
     }
 
     /** The value's text form, parsed by the server into exactly the value PgWrites#bind sends. */
-    private static String text(PgTargetTable t, Column column, Object v) throws SQLException {
+    private static String text(PgTargetTable t, Column column, int planColumn, Object v) throws SQLException {
         if (v == null) {
             return null;
         }
@@ -156,7 +158,7 @@ final class PgArrayWrites {
             case FLOAT64 -> Double.toString((Double) v);
             case STRING, JSON -> {
                 try {
-                    yield t.text((String) v);
+                    yield t.text(planColumn, (String) v);
                 } catch (IllegalArgumentException e) {
                     throw new SQLException("column " + column.name() + ": " + e.getMessage(), e);
                 }

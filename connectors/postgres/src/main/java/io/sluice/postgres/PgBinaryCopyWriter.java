@@ -121,7 +121,7 @@ final class PgBinaryCopyWriter extends PgCopyStream {
                     buf.writeLong(u.getLeastSignificantBits());
                 }
                 case JSONB -> {
-                    byte[] b = text(v);
+                    byte[] b = text(i, v);
                     buf.writeInt(b.length + 1);
                     buf.writeByte(1);
                     buf.writeBytes(b, 0, b.length);
@@ -144,7 +144,7 @@ final class PgBinaryCopyWriter extends PgCopyStream {
                     buf.writeInt(0);
                     buf.writeInt(0);
                 }
-                case TEXT -> variable(text(v));
+                case TEXT -> variable(text(i, v));
                 case UNSUPPORTED -> throw new IllegalArgumentException("target type " + target.formatted()[i] + " has no binary COPY encoding in Sluice");
             }
         } catch (ClassCastException | ArithmeticException | IllegalArgumentException e) {
@@ -163,8 +163,8 @@ final class PgBinaryCopyWriter extends PgCopyStream {
         buf.writeBytes(b, 0, b.length);
     }
 
-    private byte[] text(Object v) {
-        return PgCopyWire.text(v, target).getBytes(StandardCharsets.UTF_8);
+    private byte[] text(int column, Object v) {
+        return PgCopyWire.text(column, v, target).getBytes(StandardCharsets.UTF_8);
     }
 
     private static long micros(long epochSecond, int nano) {

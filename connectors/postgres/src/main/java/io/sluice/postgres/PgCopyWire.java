@@ -95,8 +95,8 @@ enum PgCopyWire {
     }
 
     /** A text value: a byte[] (a MariaDB binary string into a text column) as its UTF-8; U+0000 as the table says ({@link PgTargetTable#text}). */
-    static String text(Object v, PgTargetTable t) {
-        return t.text(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString());
+    static String text(int column, Object v, PgTargetTable t) {
+        return t.text(column, v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString());
     }
 
     /**

@@ -23,8 +23,9 @@ import java.util.Map;
  *                  column applies its modifiers and fails on an over-long value ({@code bit}: cast to
  *                  {@code varbit}, since a cast to {@code bit} is {@code bit(1)} and truncates)
  * @param nul       what the writers do with U+0000 in a string ({@code source.nul-characters})
+ * @param key       per plan column, whether it is a key column (U+0000 in a key is never stripped)
  */
-record PgTargetTable(TableId id, String[] types, String[] formatted, NulCharacters nul) {
+record PgTargetTable(TableId id, String[] types, String[] formatted, NulCharacters nul, boolean[] key) {
 
     private static final String SQL = """
             SELECT a.attname, CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END,
@@ -65,7 +66,11 @@ record PgTargetTable(TableId id, String[] types, String[] formatted, NulCharacte
             types[i] = t[0];
             formatted[i] = t[1];
         }
-        return new PgTargetTable(target, types, formatted, nul);
+        boolean[] key = new boolean[plan.columnCount()];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = plan.isKeyColumn(i);
+        }
+        return new PgTargetTable(target, types, formatted, nul, key);
     }
 
     /**
@@ -73,12 +78,20 @@ record PgTargetTable(TableId id, String[] types, String[] formatted, NulCharacte
      * under {@code source.nul-characters: strip} it is removed here, the one place the copy's writers (binary and
      * text COPY) and the stream's (multi-row and array statements) pass every string through, so both paths give
      * the same value; otherwise it is refused, with the column named by the caller, where the server would only
-     * say "invalid byte sequence for encoding UTF8: 0x00".
+     * say "invalid byte sequence for encoding UTF8: 0x00". Never stripped in a key column: 'a\0b' and 'ab' are two
+     * rows of the source that would become one row of the target.
+     *
+     * @param column the value's plan column
      */
-    String text(String s) {
+    String text(int column, String s) {
         int at = s.indexOf('\0');
         if (at < 0) {
             return s;
+        }
+        if (key[column]) {
+            throw new IllegalArgumentException("the key value contains the character U+0000 at offset " + at + ", which "
+                    + "PostgreSQL text cannot hold, and removing it (source.nul-characters: strip) could make two keys one: "
+                    + "remove it on the source, or exclude the table");
         }
         if (nul == NulCharacters.STRIP) {
             return s.replace("\0", "");

@@ -67,7 +67,7 @@ final class PgTextCopyWriter extends PgCopyStream {
         }
         try {
             if (verbatim[i]) {
-                escaped(target.text((String) v));
+                escaped(target.text(i, (String) v));
                 return;
             }
             PgCopyWire wire = wires[i];
@@ -85,7 +85,7 @@ final class PgTextCopyWriter extends PgCopyStream {
                     ascii(PgMySqlValues.bitText((byte[]) v, plan.column(i).precision()));
                 }
                 case UUID -> ascii((v instanceof UUID u ? u : java.util.UUID.fromString(v.toString())).toString());
-                case JSONB, TEXT -> escaped(PgCopyWire.text(v, target));
+                case JSONB, TEXT -> escaped(PgCopyWire.text(i, v, target));
                 case INTERVAL -> {
                     if (wire.encodes(plan.column(i))) {
                         ascii(io.sluice.spi.model.TimeValues.mariaDbText(v));   // hours beyond a day and the sign as they are
@@ -116,7 +116,7 @@ final class PgTextCopyWriter extends PgCopyStream {
      */
     private void other(int i, Object v) {
         if (v instanceof String s) {
-            escaped(target.text(s));
+            escaped(target.text(i, s));
         } else if (v instanceof byte[] b) {
             if (PgMySqlValues.isBit(plan.column(i))) {
                 ascii(PgMySqlValues.bitText(b, plan.column(i).precision()));
@@ -141,7 +141,7 @@ final class PgTextCopyWriter extends PgCopyStream {
             ascii(t.equals(Instant.MAX) ? "infinity" : t.equals(Instant.MIN) ? "-infinity"
                     : PgCopyWire.timestampText(LocalDateTime.ofEpochSecond(t.getEpochSecond(), t.getNano(), ZoneOffset.UTC), "+00"));
         } else {
-            escaped(target.text(v.toString()));   // Long, UUID
+            escaped(target.text(i, v.toString()));   // Long, UUID
         }
     }
 

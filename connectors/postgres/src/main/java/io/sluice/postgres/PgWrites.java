@@ -233,7 +233,7 @@ final class PgWrites {
             case FLOAT64 -> ps.setDouble(index, (Double) v);
             case STRING, JSON, NATIVE_TEXT -> {
                 try {
-                    ps.setString(index, t.text((String) v));
+                    ps.setString(index, t.text(i, (String) v));
                 } catch (IllegalArgumentException e) {
                     throw new SQLException("column " + column.name() + ": " + e.getMessage(), e);
                 }

@@ -297,4 +297,36 @@ class PgTextCopyWriterTest {
             assertThat(texts.get(8)).as(table).containsExactly("id=9", "s=x9");
         }
     }
+    /**
+     * A key cannot be stripped: 'a\0b' and 'ab' are two source rows that would become one target row, a silent
+     * difference. Under source.nul-characters: strip every writer still refuses U+0000 in a key column, naming it.
+     */
+    @Test
+    void nulInAKeyIsRefusedEvenWhenStripping() throws Exception {
+        TableDef def = new TableDef(new TableId("public", "nul_key"), List.of(Column.of("k", ValueKind.STRING, "varchar", false),
+                Column.of("s", ValueKind.STRING, "varchar", true)), List.of("k"));
+        exec(target, "CREATE TABLE nul_key (k varchar(10) PRIMARY KEY, s varchar(10))");
+        io.sluice.spi.dialect.TargetDialect strip = new PostgresTargetDialect()
+                .withValueChoices(io.sluice.spi.dialect.NulCharacters.STRIP, io.sluice.spi.dialect.MySqlTime.TIME);
+        List<Object[]> rows = List.<Object[]>of(new Object[] {"a\0b", "x"});
+        try (Connection c = target.open()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> {
+                try (BulkWriter w = strip.openBulkWriter(c, def, def.id(), 1000)) {
+                    w.write(rows.get(0));
+                    w.flush();
+                }
+            }).hasMessageContaining("k").hasMessageContaining("key");
+            c.rollback();
+            assertThatThrownBy(() -> strip.withBulkApply(false).upsert(c, def, def.id(), rows, 1000))
+                    .hasMessageContaining("column k").hasMessageContaining("key");
+            c.rollback();
+            assertThatThrownBy(() -> strip.withBulkApply(true).upsert(c, def, def.id(), rows, 1000))
+                    .hasMessageContaining("column k").hasMessageContaining("key");
+            c.rollback();
+            assertThatThrownBy(() -> strip.withBulkApply(true).delete(c, def, def.id(), List.<Object[]>of(new Object[] {"a\0b"}), 1000))
+                    .hasMessageContaining("column k").hasMessageContaining("key");
+            c.rollback();
+        }
+    }
 }

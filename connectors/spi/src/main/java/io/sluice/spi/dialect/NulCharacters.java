@@ -10,7 +10,8 @@ public enum NulCharacters {
     REFUSE,
     /**
      * U+0000 is removed from every string written into PostgreSQL, on the copy path and the stream path alike
-     * (the value changes: 'a\0b' arrives as 'ab'). A key column holding one is still refused: two keys could become one.
+     * (the value changes: 'a\0b' arrives as 'ab'). Never in a key column, which is
+     * refused up front and on the stream alike: two keys could become one.
      */
     STRIP;
 
@@ -32,5 +33,5 @@ public enum NulCharacters {
             + "cannot hold (targets of other engines carry them as they are): refuse (a CHAR/VARCHAR/TEXT column holding "
             + "any is named before anything is created, and one written later stops the applier naming the column), or "
             + "strip (they are removed on the copy and the stream alike, so such a value arrives changed: 'a\\0b' as 'ab'; "
-            + "a key column holding any is still refused, since two keys could become one).";
+            + "a key is never stripped: one holding any is refused up front, or stops the applier when written later, since two keys could become one).";
 }
