@@ -64,7 +64,8 @@ public final class Applier implements AutoCloseable {
         this.keyBuilds = new KeyBuilds(dialect, pool, state, metrics, flow, options.partitions());
         this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options, keyBuilds);
         this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite(), keyBuilds,
-                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite(), keyBuilds));
+                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite(), keyBuilds),
+                new InServerChunks(pool, state, metrics, keyBuilds, changes, options.partitions()));
     }
 
     /** Creates the state tables if absent. */
