@@ -46,6 +46,9 @@ final class CopyHandler {
     }
 
     void handle(PartitionState ps, InboundRecord r) throws SQLException {
+        if (inServer.deferring(ps)) {
+            return;   // rewound: fetched again at the next poll
+        }
         CopyMessage m = decode(ps, r);
         switch (m.type()) {
             case ROWS -> rows(ps, r, m);

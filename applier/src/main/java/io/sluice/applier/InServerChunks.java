@@ -24,9 +24,16 @@ final class InServerChunks {
     private final KeyBuilds keyBuilds;
     private final ChangeHandler changes;
     private final int partitions;
+    private final FlowControl flow;
+    private static final long POLL_BUDGET_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    private long budgetEnd = Long.MAX_VALUE;
+    private int copiedThisPoll;
+    /** Copy partitions whose remaining messages in this poll wait for the next one. */
+    private final java.util.Set<TopicPart> deferred = new java.util.HashSet<>();
 
     InServerChunks(ConnectionPool pool, StateStore state, ApplierMetrics metrics, KeyBuilds keyBuilds, ChangeHandler changes,
-                   int partitions) {
+                   int partitions, FlowControl flow) {
+        this.flow = flow;
         this.pool = pool;
         this.state = state;
         this.metrics = metrics;
@@ -35,10 +42,36 @@ final class InServerChunks {
         this.partitions = partitions;
     }
 
-    /** Copies and completes the chunk; false when it was complete already (redelivered). */
+    /**
+     * Starts a poll's budget. A poll can deliver thousands of these small messages, each a chunk's whole copy; run one
+     * after another inside one poll they could outlast the consumer's max.poll.interval.ms (5 min) and cost a rebalance.
+     */
+    void startPoll() {
+        budgetEnd = System.nanoTime() + POLL_BUDGET_NANOS;
+        copiedThisPoll = 0;
+        deferred.clear();
+    }
+
+    /** Whether the rest of this poll's messages of {@code ps}'s copy partition wait for the next poll (see {@link #copy}). */
+    boolean deferring(PartitionState ps) {
+        return !deferred.isEmpty() && deferred.contains(ps.copyTopic);
+    }
+
+    /**
+     * Copies and completes the chunk; false when it was complete already (redelivered) or deferred: past the poll's
+     * budget, the copy partition is rewound to this message and the rest of the poll's messages of the partition are
+     * left for the next poll, every type alike ({@link #deferring}): nothing of them was done, and the copy offset has not
+     * moved past them.
+     */
     boolean copy(PartitionState ps, InboundRecord r, CopyMessage m) throws SQLException {
         Chunk.Id id = new Chunk.Id(m.rangeId(), m.chunkSeq());
         if (ps.chunks.contains(id)) {
+            return false;
+        }
+        if (copiedThisPoll > 0 && System.nanoTime() > budgetEnd) {   // one chunk per poll at least: always progress
+            deferred.add(ps.copyTopic);
+            flow.pauseAt(ps.copyTopic, r.offset());   // seek back to this message...
+            flow.resume(ps.copyTopic);                // ...and fetch it again at the next poll
             return false;
         }
         InServerCopy copy = ps.plan.inServer();
@@ -71,6 +104,7 @@ final class InServerChunks {
             ps.copyOffset = resume;
             metrics.copyRows.increment(copied.rows());
             metrics.chunks.increment();
+            copiedThisPoll++;
         } catch (SQLException | RuntimeException e) {
             pool.discard(c);
             throw e;
