@@ -1,13 +1,12 @@
 package io.sluice.alter;
 
+import io.sluice.spi.config.ConfigException;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.VerifyConfig;
 
 import java.time.Duration;
-import io.sluice.spi.config.ConfigException;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
