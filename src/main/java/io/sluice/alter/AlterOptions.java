@@ -1,11 +1,13 @@
 package io.sluice.alter;
 
+import io.sluice.spi.config.ConfigException;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.VerifyConfig;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -31,11 +33,13 @@ import java.util.Objects;
  * @param heartbeat       Debezium heartbeat interval
  * @param checksumDuringCopy hash the table's key ranges while the copy runs, so the verification before the cut-over
  *                        hashes the table again only where the stream changed it since ({@code RangeLedger})
+ * @param copyInServer    copy the chunks inside the server (INSERT … SELECT by the applier) where the engine has it; needs
+ *                        one partition
  */
 public record AlterOptions(TableId table, String alterClause, Map<String, String> renames, Policy foreignKeys, Policy triggers,
                            boolean allowNarrowing, Duration lockBound, Duration maxLag, int cutOverAttempts, Duration retryBackoff,
                            boolean postponeCutOver, boolean revertWindow, int partitions, Duration copyTimeout, VerifyConfig verify,
-                           Duration heartbeat, boolean checksumDuringCopy) {
+                           Duration heartbeat, boolean checksumDuringCopy, boolean copyInServer) {
 
     /** How objects the online change cannot carry are handled. */
     public enum Policy {
@@ -54,6 +58,9 @@ public record AlterOptions(TableId table, String alterClause, Map<String, String
         if (cutOverAttempts < 1) {
             throw new IllegalArgumentException("at least one cut-over attempt");
         }
+        if (copyInServer && partitions != 1) {
+            throw new IllegalArgumentException(conflict("a partition count of " + partitions));
+        }
     }
 
     /** The declared defaults ({@link AlterSettings}), revert window on. */
@@ -65,11 +72,32 @@ public record AlterOptions(TableId table, String alterClause, Map<String, String
     public static AlterOptions from(TableId table, String alterClause, Settings.Values v) {
         VerifyConfig verify = VerifyConfig.parse(Map.of("deadline", SettingType.DURATION_TYPE.format(v.get(AlterSettings.VERIFY_DEADLINE)),
                 "recheck-interval", "500ms"));
+        boolean inServer = v.get(AlterSettings.COPY_IN_SERVER);
+        int partitions = v.get(AlterSettings.PARTITIONS);
+        if (inServer && v.isGiven(AlterSettings.PARTITIONS) && partitions != 1) {
+            throw new ConfigException(List.of(conflict("alter.partitions: " + partitions)));
+        }
         return new AlterOptions(table, alterClause, Map.of(), policy(v.get(AlterSettings.FOREIGN_KEYS)),
                 policy(v.get(AlterSettings.TRIGGERS)), v.get(AlterSettings.ALLOW_NARROWING), v.get(AlterSettings.LOCK_TIMEOUT),
                 v.get(AlterSettings.MAX_LAG), v.get(AlterSettings.CUTOVER_ATTEMPTS), v.get(AlterSettings.RETRY_BACKOFF), false,
-                v.get(AlterSettings.REVERT_WINDOW), v.get(AlterSettings.PARTITIONS), v.get(AlterSettings.COPY_TIMEOUT), verify,
-                Duration.ofSeconds(1), v.get(AlterSettings.CHECKSUM_DURING_COPY));
+                v.get(AlterSettings.REVERT_WINDOW), inServer ? 1 : partitions, v.get(AlterSettings.COPY_TIMEOUT), verify,
+                Duration.ofSeconds(1), v.get(AlterSettings.CHECKSUM_DURING_COPY), inServer);
+    }
+
+    /**
+     * Why a partition count other than 1 cannot go with the in-server copy: a chunk's key range holds keys of every
+     * partition, and only the task owning a key's partition may write it (docs/design/merge.md, I1).
+     */
+    public static String conflict(String partitionSetting) {
+        return "alter.copy-in-server is on, which copies each chunk in one transaction and so streams through one partition, "
+                + "but " + partitionSetting + " asks for more: set alter.copy-in-server: false to keep the partitions, or "
+                + "leave the partition count unset (or 1)";
+    }
+
+    /** With {@code on}, chunks are copied inside the server, through one partition; off keeps the partition count. */
+    public AlterOptions withCopyInServer(boolean on) {
+        return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
+                retryBackoff, postponeCutOver, revertWindow, on ? 1 : partitions, copyTimeout, verify, heartbeat, checksumDuringCopy, on);
     }
 
     private static Policy policy(String text) {
@@ -78,46 +106,46 @@ public record AlterOptions(TableId table, String alterClause, Map<String, String
 
     public AlterOptions withRenames(Map<String, String> r) {
         return new AlterOptions(table, alterClause, r, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withPolicies(Policy fk, Policy trig) {
         return new AlterOptions(table, alterClause, renames, fk, trig, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withAllowNarrowing(boolean allow) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allow, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withCutOver(Duration bound, Duration lag, int attempts, Duration backoff) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, bound, lag, attempts,
-                backoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
+                backoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withPostponeCutOver(boolean postpone) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postpone, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
+                retryBackoff, postpone, revertWindow, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withRevertWindow(boolean on) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, on, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy);
+                retryBackoff, postponeCutOver, on, partitions, copyTimeout, verify, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withPartitions(int n) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, n, copyTimeout, verify, heartbeat, checksumDuringCopy);
+                retryBackoff, postponeCutOver, revertWindow, n, copyTimeout, verify, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withVerify(VerifyConfig v) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, v, heartbeat, checksumDuringCopy);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, v, heartbeat, checksumDuringCopy, copyInServer);
     }
 
     public AlterOptions withChecksumDuringCopy(boolean on) {
         return new AlterOptions(table, alterClause, renames, foreignKeys, triggers, allowNarrowing, lockBound, maxLag, cutOverAttempts,
-                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, on);
+                retryBackoff, postponeCutOver, revertWindow, partitions, copyTimeout, verify, heartbeat, on, copyInServer);
     }
 }

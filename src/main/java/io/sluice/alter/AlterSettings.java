@@ -62,9 +62,17 @@ public final class AlterSettings {
                     + "false: the verification hashes both tables. Off by default: at 1M rows it did not shorten the "
                     + "verification measurably, and the walk competes with the copy (docs/benchmarks.md).").build();
 
+    public static final Setting<Boolean> COPY_IN_SERVER = Setting.builder("copy-in-server", SettingType.BOOLEAN)
+            .defaultValue(true)
+            .description("Copy the rows into the shadow table inside the server: the copier plans each chunk's key bounds and "
+                    + "the applier runs one INSERT … SELECT per chunk (MariaDB: with LOCK IN SHARE MODE), instead of reading "
+                    + "the rows out and writing them back through Kafka. Runs the alter's stream through one partition, so "
+                    + "alter.partitions or kafka.partitions above 1 is refused with it. MySQL copies through the row path "
+                    + "whatever this says. false: the row path (docs/design/alter.md, docs/benchmarks.md).").build();
+
     public static final Settings SETTINGS = new Settings("alter", List.of(MAX_LAG, LOCK_TIMEOUT, CUTOVER_ATTEMPTS,
             RETRY_BACKOFF, FOREIGN_KEYS, TRIGGERS, ALLOW_NARROWING, REVERT_WINDOW, PARTITIONS, COPY_TIMEOUT, VERIFY_DEADLINE,
-            CHECKSUM_DURING_COPY));
+            CHECKSUM_DURING_COPY, COPY_IN_SERVER));
 
     private static Setting<String> policy(String key, String description) {
         return Setting.builder(key, SettingType.STRING).defaultValue("refuse")

@@ -5,6 +5,7 @@ import io.sluice.spi.engine.LogPosition;
 import io.sluice.spi.engine.SchemaChange;
 import io.sluice.app.progress.PhaseTracker;
 import io.sluice.runtime.ConnectClient;
+import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.model.TableId;
 import io.sluice.verify.RangeLedger;
 import io.sluice.verify.VerifyResult;
@@ -521,8 +522,14 @@ public final class OnlineAlter {
     }
 
     private StreamPipeline forward(AlterPlan plan, String runId, int partitions, ConnectClient api, KafkaAccess kafka) {
-        return new StreamPipeline(ShadowNames.pipeline("alter", options.table(), runId), db, options.table(), plan.names().shadow(),
-                plan.forwardMapping(), partitions, runtime, api, kafka);
+        StreamPipeline p = new StreamPipeline(ShadowNames.pipeline("alter", options.table(), runId), db, options.table(),
+                plan.names().shadow(), plan.forwardMapping(), partitions, runtime, api, kafka);
+        // The shadow is on the table's server: the applier copies each chunk there with one INSERT … SELECT. Engines
+        // without an in-server copy (MySQL) take the row path, still through the one partition the option implies.
+        if (options.copyInServer() && Dialects.source(db.jdbcUrl()).inServerCopy() != null) {
+            p.copyInServer();
+        }
+        return p;
     }
 
     private StreamPipeline reverse(ShadowNames names, String name, Map<String, String> mapping, int partitions, ConnectClient api,

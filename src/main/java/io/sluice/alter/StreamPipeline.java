@@ -6,6 +6,7 @@ import io.sluice.applier.ApplierSettings;
 import io.sluice.app.pipeline.ConnectorConfigs;
 import io.sluice.app.pipeline.PipelineSpec;
 import io.sluice.copier.CopierConfig;
+import io.sluice.copier.connect.CopierConnectorConfig;
 import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.runtime.ConnectClient;
 import io.sluice.spi.dialect.Dialects;
@@ -49,6 +50,7 @@ final class StreamPipeline {
     private final ConnectClient api;
     private final KafkaAccess kafka;
     private final Map<String, String> debeziumOverrides = new LinkedHashMap<>();
+    private final Map<String, String> copierOverrides = new LinkedHashMap<>();
 
     StreamPipeline(String name, Database db, TableId source, TableId target, Map<String, String> columns, int partitions,
                    ConnectRuntime runtime, ConnectClient api, KafkaAccess kafka) {
@@ -61,6 +63,15 @@ final class StreamPipeline {
         this.runtime = runtime;
         this.api = api;
         this.kafka = kafka;
+    }
+
+    /** Chunks are copied inside the server by the applier (the copier sends bounds only); needs one partition. */
+    StreamPipeline copyInServer() {
+        if (partitions != 1) {
+            throw new IllegalStateException("an in-server copy needs one partition, not " + partitions);
+        }
+        copierOverrides.put(CopierConnectorConfig.COPY_IN_SERVER.key(), "true");
+        return this;
     }
 
     StreamPipeline debezium(String key, String value) {
@@ -164,6 +175,7 @@ final class StreamPipeline {
                 .copierTasks(runtime.copier().containsKey(CopierConfig.PARALLELISM.key())
                         ? Integer.parseInt(runtime.copier().get(CopierConfig.PARALLELISM.key())) : Math.max(1, Math.min(partitions, 4)))
                 .copier(runtime.copier())
+                .copier(copierOverrides)
                 // Short commits: catch-up at cut-over waits for the last events to be committed, under the table lock.
                 .applier(Map.of(ApplierSettings.STATE_SCHEMA.key(), STATE_SCHEMA, ApplierSettings.COMMIT_INTERVAL.key(), "100ms"))
                 .applier(runtime.applier())

@@ -141,7 +141,11 @@ final class AlterCommand implements Callable<Integer> {
                 .withRevertWindow(!noRevertWindow && base.revertWindow());
         Settings.Values kafka = cfg.get(ConfigSchema.KAFKA.name());
         if (kafka.isGiven(ConfigSchema.KAFKA_PARTITIONS)) {   // else alter.partitions (AlterSettings)
-            options = options.withPartitions(kafka.get(ConfigSchema.KAFKA_PARTITIONS));
+            int n = kafka.get(ConfigSchema.KAFKA_PARTITIONS);
+            if (options.copyInServer() && n != 1) {   // refused before anything is created
+                throw new CommandLine.ParameterException(spec.commandLine(), AlterOptions.conflict("kafka.partitions: " + n));
+            }
+            options = options.withPartitions(n);
         }
         // One embedded state directory per altered table: --revert and --cleanup find the revert stream there.
         String name = cfg.get(ConfigSchema.PIPELINE.name()).get(ConfigSchema.PIPELINE_NAME) + "-alter-"

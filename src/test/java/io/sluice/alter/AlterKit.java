@@ -48,6 +48,19 @@ final class AlterKit {
         }
     }
 
+    /**
+     * {@code o} in the copy mode the run asks for: {@code -Dsluice.test.alter.copy-in-server=false} runs the alter tests
+     * through the row path (with two partitions, its default), unset or true keeps the declared default.
+     */
+    static AlterOptions copyMode(AlterOptions o) {
+        String mode = System.getProperty("sluice.test.alter.copy-in-server", "");
+        if (mode.isEmpty()) {
+            return o;
+        }
+        boolean on = Boolean.parseBoolean(mode);
+        return on ? o.withCopyInServer(true) : o.withCopyInServer(false).withPartitions(AlterSettings.PARTITIONS.defaultValue());
+    }
+
     static ConnectRuntime runtime() {
         // Small chunks so a few thousand rows make several chunks and the copy overlaps the workload.
         return new ConnectRuntime(worker().restUrl(), TestServers.kafka().bootstrapServers(),

@@ -42,7 +42,8 @@ final class AlterScenario {
         AtomicBoolean stop = new AtomicBoolean();
         Thread[] writers = w.start(stop);
         Thread.sleep(300);
-        AlterOptions o = AlterOptions.of(t, clause).withCutOver(BOUND, Duration.ofSeconds(2), 5, Duration.ofMillis(300));
+        AlterOptions o = AlterKit.copyMode(AlterOptions.of(t, clause).withCutOver(BOUND, Duration.ofSeconds(2), 5, Duration.ofMillis(300)));
+        log.info("alter of {}: copy in server {}, {} partition(s)", t, o.copyInServer(), o.partitions());
         ConnectRuntime rt = AlterKit.runtime();
         long started = System.nanoTime();
         // The bound is the cut-over's promise: measure the application from the cut-over on (MariaDB's Debezium start

@@ -42,6 +42,7 @@ public final class Applier implements AutoCloseable {
     private final ApplierMetrics metrics;
     private final FlowControl flow;
     private final CopyHandler copies;
+    private final InServerChunks inServer;
     private final ChangeHandler changes;
     private final KeyBuilds keyBuilds;
     /** Open partitions by (table, partition number). */
@@ -63,8 +64,9 @@ public final class Applier implements AutoCloseable {
         this.flow = flow;
         this.keyBuilds = new KeyBuilds(dialect, pool, state, metrics, flow, options.partitions());
         this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options, keyBuilds);
+        this.inServer = new InServerChunks(pool, state, metrics, keyBuilds, changes, options.partitions(), flow);
         this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite(), keyBuilds,
-                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite(), keyBuilds));
+                new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite(), keyBuilds), inServer);
     }
 
     /** Creates the state tables if absent. */
@@ -155,6 +157,7 @@ public final class Applier implements AutoCloseable {
     /** Handles one poll: copy records first (completing chunks can only release held events), then changes. */
     public void process(List<InboundRecord> records) {
         run(() -> {
+            inServer.startPoll();
             Map<PartitionState, List<InboundRecord>> changeRuns = new LinkedHashMap<>();
             for (InboundRecord r : records) {
                 TablePlan plan = byCopyTopic.get(r.topic());

@@ -30,9 +30,11 @@ final class CopyHandler {
     private final int rowsPerWrite;
     private final RepairHandler repairs;
     private final KeyBuilds keyBuilds;
+    private final InServerChunks inServer;
 
     CopyHandler(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow, int rowsPerWrite,
-                KeyBuilds keyBuilds, RepairHandler repairs) {
+                KeyBuilds keyBuilds, RepairHandler repairs, InServerChunks inServer) {
+        this.inServer = inServer;
         this.keyBuilds = keyBuilds;
         this.dialect = dialect;
         this.pool = pool;
@@ -44,12 +46,20 @@ final class CopyHandler {
     }
 
     void handle(PartitionState ps, InboundRecord r) throws SQLException {
+        if (inServer.deferring(ps)) {
+            return;   // rewound: fetched again at the next poll
+        }
         CopyMessage m = decode(ps, r);
         switch (m.type()) {
             case ROWS -> rows(ps, r, m);
             case CHUNK_END -> chunkEnd(ps, r, m);
             case RANGE_END -> rangeEnd(ps, r, m);
             case REPAIR -> repairs.handle(ps, r, m);
+            case IN_SERVER -> {
+                if (inServer.copy(ps, r, m)) {
+                    resumeHeld(ps, new Chunk.Id(m.rangeId(), m.chunkSeq()));
+                }
+            }
         }
     }
 
@@ -188,6 +198,11 @@ final class CopyHandler {
             throw e;
         }
         pool.give(c);
+        resumeHeld(ps, id);
+    }
+
+    /** Resumes the change partition if the chunk {@code id} just completed covers its held key. */
+    private void resumeHeld(PartitionState ps, Chunk.Id id) {
         if (ps.held() && !keyBuilds.blocks(ps.plan) && ps.chunks.locate(ps.heldKey) != null) {
             log.debug("{}: {} covers the held key, resuming the change partition at {}", ps, id, ps.heldOffset);
             ps.heldKey = null;

@@ -84,9 +84,15 @@ public final class Planner {
                 }
                 ensureTable(t, td, def, target, createMissing && v.get(ApplierSettings.CREATE_TABLES),
                         v.get(ApplierSettings.KEY_AFTER_COPY) ? new StateStore(td, v.get(ApplierSettings.STATE_SCHEMA), pipeline) : null);
-                plans.add(new TablePlan(def, target, Topics.changeTopic(pipeline, id), Topics.copyTopic(pipeline, id),
+                TablePlan plan = new TablePlan(def, target, Topics.changeTopic(pipeline, id), Topics.copyTopic(pipeline, id),
                         sd.keyOrder(def, source), sd).withSourceReads(source, v.get(ApplierSettings.SOURCE_URL))
-                        .withMergedCopy(mapping.mergesCopy(id)));
+                        .withMergedCopy(mapping.mergesCopy(id));
+                // In-server chunks only where the target is the source's own database (same URL): elsewhere an INSERT …
+                // SELECT would read whatever table of the source's name the target server has.
+                if (sd.inServerCopy() != null && v.get(ApplierSettings.SOURCE_URL).equals(v.get(ApplierSettings.TARGET_URL))) {
+                    plan.withInServerCopy(sd.inServerCopy(), mapping.targetColumns(def));
+                }
+                plans.add(plan);
             }
         }
         return plans;

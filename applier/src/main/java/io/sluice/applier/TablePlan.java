@@ -2,11 +2,13 @@ package io.sluice.applier;
 
 import io.sluice.spi.codec.KeyPartitioner;
 import io.sluice.spi.dialect.ConnectionFactory;
+import io.sluice.spi.dialect.InServerCopy;
 import io.sluice.spi.dialect.KeyOrder;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -23,6 +25,8 @@ public final class TablePlan {
     private final KeyPartitioner keys;
     private SourceRows sourceRows;
     private boolean mergedCopy;
+    private InServerCopy inServer;
+    private List<String> targetColumns;
 
     public TablePlan(TableDef def, TableId target, String changeTopic, String copyTopic, KeyOrder keyOrder, SourceDialect source) {
         this.def = Objects.requireNonNull(def, "def");
@@ -80,6 +84,26 @@ public final class TablePlan {
 
     boolean mergedCopy() {
         return mergedCopy;
+    }
+
+    /**
+     * Lets the applier copy chunks inside the server ({@link InServerChunks}): the target table is on the source's
+     * server, so an {@code INSERT … SELECT} reads the source table. {@code targetColumns} gives, per source column in
+     * plan order, the target column it is written to, or null when it is not written (the column mapping's projection).
+     */
+    TablePlan withInServerCopy(InServerCopy copy, List<String> targetColumns) {
+        this.inServer = copy;
+        this.targetColumns = targetColumns == null ? null : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(targetColumns));
+        return this;
+    }
+
+    /** The in-server copy when the target is on the source's server, else null. */
+    InServerCopy inServer() {
+        return inServer;
+    }
+
+    List<String> targetColumns() {
+        return targetColumns;
     }
 
     SourceRows sourceRows() {

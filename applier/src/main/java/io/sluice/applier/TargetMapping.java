@@ -126,6 +126,26 @@ public final class TargetMapping {
     }
 
     /**
+     * Per source column of {@code source} in plan order, the target column it is written to, or null when it is left
+     * out: the same names as {@link #projection}, for a copy that names columns instead of carrying rows.
+     */
+    List<String> targetColumns(TableDef source) {
+        Projection p = projection(source);
+        List<String> out = new ArrayList<>(java.util.Collections.nCopies(source.columnCount(), (String) null));
+        for (int i = 0; i < source.columnCount(); i++) {
+            if (p == null) {
+                out.set(i, source.column(i).name());
+            }
+        }
+        if (p != null) {
+            for (int j = 0; j < p.from().length; j++) {
+                out.set(p.from()[j], p.target().column(j).name());
+            }
+        }
+        return out;
+    }
+
+    /**
      * A source row's values in target column order. The plan keeps the source's table id (state rows, messages
      * and logs name the source table) and the source's value kinds; only names and the column set change.
      */

@@ -69,6 +69,42 @@ class TargetMappingTest {
         }
     }
 
+    /** The in-server chunk names the same target columns as the row path's projection, and finds bounds by key. */
+    @Test
+    void anInServerChunkWritesTheMappedColumnsOfItsRangeOnly() throws Exception {
+        PostgresServer pg = TestServers.postgres();
+        String db = pg.createDatabase("mapping_in_server");
+        TableDef def;
+        try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE public.t (id bigint PRIMARY KEY, v text, n int)");
+            s.execute("INSERT INTO public.t SELECT g, 'v' || g, g FROM generate_series(1, 5) g");
+            s.execute("CREATE TABLE public._t_new (id bigint PRIMARY KEY, v2 text, extra int NOT NULL DEFAULT 7)");
+            def = Dialects.source(pg.jdbcUrl(db)).describe(c, new TableId("public", "t"));
+        }
+        TargetMapping m = mapping("public.t=_t_new", "public.t.v=v2,public.t.n=");
+        assertThat(m.targetColumns(def)).containsExactly("id", "v2", null);
+        assertThat(mapping("", "").targetColumns(def)).containsExactly("id", "v", "n");
+        io.sluice.spi.dialect.InServerCopy copy = Dialects.source(pg.jdbcUrl(db)).inServerCopy();
+        try (Connection c = pg.connect(db)) {
+            assertThat(copy.chunkEnd(c, def, null, null, 2)).containsExactly(2L);
+            assertThat(copy.chunkEnd(c, def, new Object[] {2L}, new Object[] {4L}, 2)).containsExactly(4L);
+            assertThat(copy.chunkEnd(c, def, new Object[] {4L}, null, 2)).isNull();   // one row left: the range's end
+            c.setAutoCommit(false);
+            io.sluice.spi.dialect.InServerCopy.Copied done = copy.copy(c, def, m.targetOf(def.id(), def.id()), m.targetColumns(def),
+                    new Object[] {1L}, new Object[] {3L});
+            c.commit();
+            assertThat(done.rows()).isEqualTo(2);
+            assertThat(done.position()).isInstanceOf(io.sluice.spi.position.PgSnapshot.class);
+            List<String> rows = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, v2, extra FROM public._t_new ORDER BY id")) {
+                while (rs.next()) {
+                    rows.add(rs.getLong(1) + ":" + rs.getString(2) + ":" + rs.getInt(3));
+                }
+            }
+            assertThat(rows).containsExactly("2:v2:7", "3:v3:7");
+        }
+    }
+
     @Test
     void rowsAreProjectedOntoRenamedAndRemainingColumns() throws Exception {
         PostgresServer pg = TestServers.postgres();

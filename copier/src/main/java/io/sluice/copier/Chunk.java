@@ -15,9 +15,21 @@ import java.util.List;
  * @param rowSizes  the estimate of each row (as {@code bytes} sums them), or null: computed while the rows are hot
  *                  in the cache, so the encoder need not touch every value again to size its messages
  * @param encoded   the rows in the source engine's own encoding (then {@code rows} is empty), or null
+ * @param inServer  only the bounds were planned: the applier copies the rows inside the server ({@code snapshot} null)
  */
 public record Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
-                    long bytes, boolean lastInRange, long readNanos, int[] rowSizes, EncodedRows encoded) {
+                    long bytes, boolean lastInRange, long readNanos, int[] rowSizes, EncodedRows encoded,
+                    boolean inServer) {
+
+    public Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
+                 long bytes, boolean lastInRange, long readNanos, int[] rowSizes, EncodedRows encoded) {
+        this(range, seq, lo, hi, snapshot, rows, bytes, lastInRange, readNanos, rowSizes, encoded, false);
+    }
+
+    /** A chunk of bounds only, for the applier to copy inside the server. */
+    static Chunk inServer(CopyRange range, long seq, Object[] lo, Object[] hi, boolean lastInRange, long planNanos) {
+        return new Chunk(range, seq, lo, hi, null, List.of(), 0, lastInRange, planNanos, null, null, true);
+    }
 
     public Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, SnapshotPosition snapshot, List<Object[]> rows,
                  long bytes, boolean lastInRange, long readNanos, int[] rowSizes) {
@@ -41,6 +53,9 @@ public record Chunk(CopyRange range, long seq, Object[] lo, Object[] hi, Snapsho
 
     @Override
     public String toString() {
+        if (inServer) {
+            return range + " chunk " + seq + " (in-server" + (lastInRange ? ", last" : "") + ")";
+        }
         return range + " chunk " + seq + " (" + rowCount() + " rows, " + bytes + " bytes" + (lastInRange ? ", last" : "") + ")";
     }
 }

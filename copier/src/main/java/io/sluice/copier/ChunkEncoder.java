@@ -42,6 +42,9 @@ public final class ChunkEncoder {
     }
 
     public List<CopyRecord> encode(Chunk chunk) {
+        if (chunk.inServer()) {
+            return encodeInServer(chunk);
+        }
         if (chunk.encoded() != null) {
             return encodeEncoded(chunk);
         }
@@ -94,6 +97,25 @@ public final class ChunkEncoder {
             }
         }
         ends(out, chunk, byPartition);
+        return out;
+    }
+
+    /**
+     * A chunk the applier copies inside the server: one IN_SERVER message with its bounds (partition 0, the only one:
+     * {@link Copier#copyInServer} refuses more), and RANGE_END after the range's last chunk.
+     */
+    private List<CopyRecord> encodeInServer(Chunk chunk) {
+        if (partitions != 1) {
+            throw new IllegalStateException("an in-server chunk needs one partition, the copy topic of " + table.id() + " has "
+                    + partitions);
+        }
+        List<CopyRecord> out = new ArrayList<>(2);
+        out.add(new CopyRecord(0, CopyMessage.Type.IN_SERVER,
+                CopyMessage.inServer(table.id(), chunk.range().rangeId(), chunk.seq(), chunk.lo(), chunk.hi()).encode(table)));
+        if (chunk.lastInRange()) {
+            out.add(new CopyRecord(0, CopyMessage.Type.RANGE_END,
+                    CopyMessage.rangeEnd(table.id(), chunk.range().rangeId(), chunk.seq()).encode(table)));
+        }
         return out;
     }
 

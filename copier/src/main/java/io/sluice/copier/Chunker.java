@@ -4,6 +4,7 @@ import io.sluice.spi.dialect.ChunkSession;
 import io.sluice.spi.dialect.ConnectionFactory;
 import io.sluice.spi.dialect.EncodedChunkReader;
 import io.sluice.spi.dialect.EncodedRows;
+import io.sluice.spi.dialect.InServerCopy;
 import io.sluice.spi.dialect.SourceDialect;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.position.SnapshotPosition;
@@ -46,6 +47,8 @@ public final class Chunker implements AutoCloseable {
     private final ChunkSession session;
     /** Reads the table's chunks in the source's own encoding (copier.encode-once), or null: read through JDBC rows. */
     private final EncodedChunkReader encodedReader;
+    /** Plans bounds only, the applier copies the rows inside the server ({@link #inServer(InServerCopy)}); or null. */
+    private InServerCopy inServer;
     private Connection connection;
     private Object[] lo;
     private long nextSeq;
@@ -62,6 +65,15 @@ public final class Chunker implements AutoCloseable {
         this.lo = range.lo();
         this.session = dialect.chunkSession(source, table);   // opens nothing until the first chunk
         this.encodedReader = config.encodeOnce() ? dialect.encodedReader(table) : null;
+    }
+
+    /**
+     * Plans every chunk's bounds with {@code copy}'s index-only query instead of reading its rows: each chunk is
+     * {@code chunk.rows.initial} rows (the adaptation measures reads, and there are none here).
+     */
+    public Chunker inServer(InServerCopy copy) {
+        this.inServer = copy;
+        return this;
     }
 
     /** Continues after a chunk that completed earlier (from a resume offset): the next chunk starts at its hi. */
@@ -102,6 +114,9 @@ public final class Chunker implements AutoCloseable {
     private Chunk read() throws SQLException {
         if (connection == null) {
             connection = source.open();
+        }
+        if (inServer != null) {
+            return planInServer();
         }
         if (encodedReader != null) {
             return readEncoded();
@@ -215,6 +230,24 @@ public final class Chunker implements AutoCloseable {
         Chunk chunk = new Chunk(range, nextSeq, lo, chunkHi, snapshot, List.of(), bytes, last, nanos, null, rows);
         sizer.feedback(rows.size(), bytes, nanos, fullByRows);
         metrics.chunkRead(rows.size(), bytes, nanos, sizer.limit());
+        lo = chunkHi;
+        nextSeq++;
+        done = last;
+        return chunk;
+    }
+
+    /**
+     * The next chunk's bounds only: its {@code hi} is the key {@code chunk.rows.initial} rows after {@code lo}, or the
+     * range's end when fewer are left. The bounds tile the range as read chunks do (each starts at the previous hi);
+     * which rows fall in them is decided when the applier copies them.
+     */
+    private Chunk planInServer() throws SQLException {
+        Object[] hi = range.hi();
+        long started = System.nanoTime();
+        Object[] end = inServer.chunkEnd(connection, table, lo, hi, config.chunkRowsInitial());
+        boolean last = end == null || (hi != null && Arrays.deepEquals(end, hi));
+        Object[] chunkHi = last ? hi : end;
+        Chunk chunk = Chunk.inServer(range, nextSeq, lo, chunkHi, last, System.nanoTime() - started);
         lo = chunkHi;
         nextSeq++;
         done = last;

@@ -99,6 +99,7 @@ public final class Copier implements AutoCloseable {
     private final Deque<Work> queue = new ArrayDeque<>();
     private final Map<TableId, CopierMetrics> metrics = new ConcurrentHashMap<>();
     private final boolean readAhead;
+    private boolean inServer;
     private ExecutorService reader;
     private Future<Copied> ahead;
     private boolean gateOpen;
@@ -144,12 +145,32 @@ public final class Copier implements AutoCloseable {
         return t;
     }
 
+    /**
+     * Sends chunk bounds instead of rows, for an applier that copies them inside the server (the target is on the
+     * source's server: {@code sluice alter}). Call before {@link #add}. Refused unless the source engine has an in-server
+     * copy and there is one partition: a chunk's range holds keys of every partition, and only the task owning a key's
+     * partition may write it (merge.md, I1).
+     */
+    public Copier copyInServer() {
+        if (dialect.inServerCopy() == null) {
+            throw new IllegalArgumentException("the " + dialect.name() + " source has no in-server copy");
+        }
+        if (partitions != 1) {
+            throw new IllegalArgumentException("an in-server copy needs one partition, not " + partitions);
+        }
+        this.inServer = true;
+        return this;
+    }
+
     /** Queues {@code range}, continuing after {@code resume} (null: from its first chunk); a done range is skipped. */
     public void add(CopyRange range, Progress resume) {
         if (resume != null && resume.done()) {
             return;
         }
         Chunker chunker = new Chunker(dialect, source, range, config, metrics(range.table().id()));
+        if (inServer) {
+            chunker.inServer(dialect.inServerCopy());
+        }
         if (resume != null) {
             chunker.resumeAfter(resume.seq(), resume.hi());
             log.info("Resuming {} after chunk {}", range, resume.seq());

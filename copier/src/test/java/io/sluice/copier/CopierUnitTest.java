@@ -84,6 +84,27 @@ class CopierUnitTest {
     }
 
     @Test
+    void anInServerChunkIsOneBoundsMessageOnTheOnlyPartition() {
+        CopyRange range = new CopyRange(TABLE, 2, null, null);
+        List<CopyRecord> mid = new ChunkEncoder(TABLE, 1, CopierConfig.defaults())
+                .encode(Chunk.inServer(range, 4, new Object[] {10L}, new Object[] {30L}, false, 1));
+        assertThat(mid).hasSize(1);
+        assertThat(mid.get(0).partition()).isZero();
+        CopyMessage m = CopyMessage.decode(mid.get(0).value(), TABLE);
+        assertThat(m.type()).isEqualTo(CopyMessage.Type.IN_SERVER);
+        assertThat(m.rangeId()).isEqualTo(2);
+        assertThat(m.chunkSeq()).isEqualTo(4);
+        assertThat(m.lo()).containsExactly(10L);
+        assertThat(m.hi()).containsExactly(30L);
+        List<CopyRecord> last = new ChunkEncoder(TABLE, 1, CopierConfig.defaults())
+                .encode(Chunk.inServer(range, 5, new Object[] {30L}, null, true, 1));
+        assertThat(last).extracting(CopyRecord::type).containsExactly(CopyMessage.Type.IN_SERVER, CopyMessage.Type.RANGE_END);
+        // A range holds keys of every partition and only one task may write a key: never more than one partition.
+        assertThatThrownBy(() -> new ChunkEncoder(TABLE, 2, CopierConfig.defaults())
+                .encode(Chunk.inServer(range, 5, null, null, true, 1))).hasMessageContaining("one partition");
+    }
+
+    @Test
     void tableListsQuoteHostileNames() {
         List<TableId> tables = TableList.parse(" public.orders, \"my.schema\".\"a \"\"b\"\", c\" ,x.y");
         assertThat(tables).containsExactly(new TableId("public", "orders"), new TableId("my.schema", "a \"b\", c"), new TableId("x", "y"));

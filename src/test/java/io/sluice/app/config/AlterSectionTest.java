@@ -31,7 +31,11 @@ class AlterSectionTest {
         assertThat(o.lockBound()).isEqualTo(AlterSettings.LOCK_TIMEOUT.defaultValue()).isEqualTo(Duration.ofSeconds(3));
         assertThat(o.maxLag()).isEqualTo(Duration.ofSeconds(2));
         assertThat(o.cutOverAttempts()).isEqualTo(5);
-        assertThat(o.partitions()).isEqualTo(2);
+        // The in-server copy is on by default and streams through one partition; off, alter.partitions' default is back.
+        assertThat(o.copyInServer()).isTrue();
+        assertThat(o.partitions()).isEqualTo(1);
+        assertThat(AlterOptions.from(T, "ADD COLUMN x int", AlterSettings.SETTINGS.parse(Map.of("copy-in-server", "false"), "alter."))
+                .partitions()).isEqualTo(AlterSettings.PARTITIONS.defaultValue()).isEqualTo(2);
         assertThat(o.revertWindow()).isTrue();
         assertThat(o.foreignKeys()).isEqualTo(AlterOptions.Policy.REFUSE);
         assertThat(o.verify().deadline()).isEqualTo(Duration.ofSeconds(30));
@@ -42,7 +46,7 @@ class AlterSectionTest {
         Path file = Files.writeString(dir.resolve("sluice.yaml"), """
                 source: {url: "jdbc:postgresql://h/db"}
                 alter: {lock-timeout: 4s, max-lag: 1500ms, cutover-attempts: 7, foreign-keys: drop, revert-window: false,
-                        partitions: 3, copy-timeout: 2h, verify-deadline: 10s, retry-backoff: 200ms}
+                        partitions: 3, copy-timeout: 2h, verify-deadline: 10s, retry-backoff: 200ms, copy-in-server: false}
                 """);
         Map<String, Settings.Values> cfg = ConfigLoader.loadSections(file, List.of(ConfigSchema.SOURCE, ConfigSchema.ALTER));
         AlterOptions o = AlterOptions.from(T, "ADD COLUMN x int", cfg.get("alter"));
@@ -56,6 +60,24 @@ class AlterSectionTest {
         assertThat(o.copyTimeout()).isEqualTo(Duration.ofHours(2));
         assertThat(o.verify().deadline()).isEqualTo(Duration.ofSeconds(10));
         assertThat(o.retryBackoff()).isEqualTo(Duration.ofMillis(200));
+    }
+
+    @Test
+    void partitionsAboveOneWithTheInServerCopyAreRefusedNamingBoth() throws Exception {
+        Path file = Files.writeString(dir.resolve("sluice.yaml"), """
+                source: {url: "jdbc:postgresql://h/db"}
+                alter: {partitions: 3}
+                """);
+        Map<String, Settings.Values> cfg = ConfigLoader.loadSections(file, List.of(ConfigSchema.SOURCE, ConfigSchema.ALTER));
+        assertThatThrownBy(() -> AlterOptions.from(T, "ADD COLUMN x int", cfg.get("alter")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("alter.copy-in-server").hasMessageContaining("alter.partitions: 3");
+        Path one = Files.writeString(dir.resolve("one.yaml"), """
+                source: {url: "jdbc:postgresql://h/db"}
+                alter: {partitions: 1, copy-in-server: true}
+                """);
+        assertThat(AlterOptions.from(T, "ADD COLUMN x int", ConfigLoader.loadSections(one, List.of(ConfigSchema.SOURCE,
+                ConfigSchema.ALTER)).get("alter")).partitions()).isEqualTo(1);
     }
 
     @Test

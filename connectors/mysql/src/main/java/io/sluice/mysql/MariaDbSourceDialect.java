@@ -437,7 +437,7 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
     }
 
     /** {@code (k1 op ? OR (k1 = ? AND k2 op ?) OR … (k1 = ? AND … kn last ?))}, the expansion of a row comparison. */
-    private static String bound(TableDef table, String op, String last) {
+    static String bound(TableDef table, String op, String last) {
         List<Column> keys = table.keyColumns();
         StringJoiner or = new StringJoiner(" OR ", "(", ")");
         for (int i = 0; i < keys.size(); i++) {
@@ -526,6 +526,11 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
     @Override
     public io.sluice.spi.engine.SchemaChange schemaChange() {
         return MariaDbSchemaChange.MARIADB;
+    }
+
+    @Override
+    public io.sluice.spi.dialect.InServerCopy inServerCopy() {
+        return new MariaDbInServerCopy(this);
     }
 
     @Override

@@ -354,13 +354,21 @@ public class PostgresSourceDialect implements SourceDialect {
         try (Statement s = c.createStatement()) {
             // The driver sends BEGIN before this; SET TRANSACTION must precede the first query, which takes the snapshot.
             s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-            // The WAL position is read after the snapshot (same statement): every transaction the snapshot sees wrote
-            // its commit record before it, so an event written past it is unseen without comparing xids (PgSnapshot).
-            try (ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text, (CASE WHEN pg_is_in_recovery() "
-                    + "THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint")) {
-                rs.next();
-                return PgSnapshot.parse(rs.getString(1)).withWalAfter(rs.getLong(2));
-            }
+            return takeSnapshot(s);
+        }
+    }
+
+    /**
+     * The first query of a REPEATABLE READ transaction (which takes its snapshot) and the snapshot's position: shared by
+     * the copier's chunks and the in-server copy ({@link PgInServerCopy}), whose INSERT … SELECT reads the same snapshot.
+     * The WAL position is read after the snapshot (same statement): every transaction the snapshot sees wrote its commit
+     * record before it, so an event written past it is unseen without comparing xids (PgSnapshot).
+     */
+    static PgSnapshot takeSnapshot(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text, (CASE WHEN pg_is_in_recovery() "
+                + "THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint")) {
+            rs.next();
+            return PgSnapshot.parse(rs.getString(1)).withWalAfter(rs.getLong(2));
         }
     }
 
@@ -458,6 +466,11 @@ public class PostgresSourceDialect implements SourceDialect {
         return PgVerifySql.INSTANCE;
     }
 
+    @Override
+    public io.sluice.spi.dialect.InServerCopy inServerCopy() {
+        return new PgInServerCopy(this);
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     static String qualified(TableId id) {
@@ -480,7 +493,7 @@ public class PostgresSourceDialect implements SourceDialect {
         return j.toString();
     }
 
-    private static String params(TableDef table) {
+    static String params(TableDef table) {
         StringJoiner j = new StringJoiner(", ");
         for (Column k : table.keyColumns()) {
             j.add(PostgresTypes.placeholder(k));

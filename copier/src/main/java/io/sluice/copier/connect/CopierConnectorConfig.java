@@ -22,7 +22,8 @@ import java.util.Map;
 public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<TableId> tables, int partitions,
                                     String jdbcUrl, String user, String password, String bootstrapServers,
                                     int replicationFactor, boolean streamReadyCheck, String slotName,
-                                    String applierGroup, long applierLagMax, ZeroDates zeroDates, Map<String, Object> adminProps) {
+                                    String applierGroup, long applierLagMax, ZeroDates zeroDates, boolean copyInServer,
+                                    Map<String, Object> adminProps) {
 
     // The pipeline-wide settings, declared once for both connectors (PipelineSettings).
     public static final Setting<String> PIPELINE = PipelineSettings.PIPELINE;
@@ -50,8 +51,13 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
             .unit("messages").validator(Setting.atLeastLong(0))
             .description("Hold the copy while the applier group has more than this many unconsumed copy messages of the table. 0 disables.").build();
 
+    public static final Setting<Boolean> COPY_IN_SERVER = Setting.builder("copy.in.server", SettingType.BOOLEAN).defaultValue(false)
+            .description("Send each chunk's key bounds instead of its rows; the applier copies them with INSERT … SELECT on the "
+                    + "source's server. Only for a target table on the source's server with one partition (sluice alter sets it "
+                    + "from alter.copy-in-server); the applier refuses such chunks otherwise.").build();
+
     private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, SOURCE_URL, USER, PASSWORD, ZERO_DATES, BOOTSTRAP,
-            REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX);
+            REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX, COPY_IN_SERVER);
     public static final Settings SETTINGS;
 
     static {
@@ -84,6 +90,6 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
         return new CopierConnectorConfig(copier, v.get(PIPELINE), v.get(TABLES), v.get(PARTITIONS),
                 v.get(SOURCE_URL), v.get(USER), v.get(PASSWORD), v.get(BOOTSTRAP), v.get(REPLICATION),
                 v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX),
-                ZeroDates.parse(v.get(ZERO_DATES)), Map.copyOf(admin));
+                ZeroDates.parse(v.get(ZERO_DATES)), v.get(COPY_IN_SERVER), Map.copyOf(admin));
     }
 }

@@ -71,6 +71,13 @@ public class CopierSourceTask extends SourceTask {
         admin = Admin.create(config.adminProps());
         copier = new Copier(config.copier(), dialect, source, config.partitions(), applierLag(config.copier()),
                 StreamGate.create(config, dialect, source, admin), Metrics.globalRegistry);
+        if (config.copyInServer()) {
+            try {
+                copier.copyInServer();
+            } catch (IllegalArgumentException e) {
+                throw new ConnectException(CopierConnectorConfig.COPY_IN_SERVER.key() + ": " + e.getMessage(), e);
+            }
+        }
         for (CopyUnit u : assigned) {
             TableDef def = defs.get(u.table());
             CopyRange range = RangePlanner.ranges(def, KeyText.plan(def, u.plan())).get(u.rangeId());

@@ -19,6 +19,11 @@ import java.util.Objects;
  * so the consumer of one partition knows the chunk is complete there (and can tell if a row went missing).
  * {@link Type#RANGE_END} follows the last chunk of a copy range on every partition.
  *
+ * <p>{@link Type#IN_SERVER} is a whole chunk without its rows, for a target on the source's server ({@code sluice
+ * alter}): the applier copies {@code (lo, hi]} there in one {@code INSERT … SELECT} and records the position that
+ * statement's transaction reflects ({@link io.sluice.spi.dialect.InServerCopy}); no CHUNK_END follows. It needs a single
+ * partition: the range holds keys of every partition, and only one task may write a key.
+ *
  * <p>{@link Type#REPAIR} ({@code sluice verify --repair}) names keys whose target rows differ; it goes to the
  * keys' partition, and the applier rewrites them from the source's current rows at that point of its stream
  * (docs/design/merge.md, "Repairs").
@@ -42,7 +47,8 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
     /** Format of a ROWS message with encoded rows. */
     private static final int VERSION_ENCODED = 2;
 
-    public enum Type { ROWS, CHUNK_END, RANGE_END, REPAIR }
+    /** {@link Type#IN_SERVER} goes last: ordinals are the wire format. */
+    public enum Type { ROWS, CHUNK_END, RANGE_END, REPAIR, IN_SERVER }
 
     public CopyMessage {
         Objects.requireNonNull(type, "type");
@@ -77,6 +83,11 @@ public record CopyMessage(Type type, TableId table, int rangeId, long chunkSeq, 
     public static CopyMessage chunkEnd(TableId table, int rangeId, long chunkSeq, SnapshotPosition snapshot,
                                        Object[] lo, Object[] hi, long partitionRowCount) {
         return new CopyMessage(Type.CHUNK_END, table, rangeId, chunkSeq, snapshot, lo, hi, List.of(), partitionRowCount);
+    }
+
+    /** A chunk {@code (lo, hi]} for the applier to copy inside the server (no rows, no snapshot: the applier takes it). */
+    public static CopyMessage inServer(TableId table, int rangeId, long chunkSeq, Object[] lo, Object[] hi) {
+        return new CopyMessage(Type.IN_SERVER, table, rangeId, chunkSeq, null, lo, hi, List.of(), 0);
     }
 
     public static CopyMessage rangeEnd(TableId table, int rangeId, long lastChunkSeq) {

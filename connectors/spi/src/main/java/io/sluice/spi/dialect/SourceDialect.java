@@ -192,6 +192,14 @@ public interface SourceDialect {
         throw new UnsupportedOperationException("sluice alter does not support " + name() + " databases");
     }
 
+    /**
+     * The in-server chunk copy of this engine ({@code INSERT … SELECT} into a table on the same server, with an exact
+     * position), or null where chunks go through the row path only.
+     */
+    default InServerCopy inServerCopy() {
+        return null;
+    }
+
     /** The verifier's SQL on this engine (hashes, keyset predicates, session settings). */
     default VerifySql verifySql() {
         throw new UnsupportedOperationException("sluice verify does not support " + name() + " databases");

@@ -37,6 +37,23 @@ class CopyMessageTest {
             Column.of("tz", ValueKind.TIMESTAMPTZ, "timestamptz", true)), List.of("id"));
 
     @Test
+    void inServerChunksCarryBoundsOnlyAndKeepTheEarlierTypesOrdinals() {
+        CopyMessage back = CopyMessage.decode(CopyMessage.inServer(ALL_KINDS.id(), 3, 7, new Object[]{10L}, new Object[]{20L})
+                .encode(ALL_KINDS), ALL_KINDS);
+        assertThat(back.type()).isEqualTo(CopyMessage.Type.IN_SERVER);
+        assertThat(back.rangeId()).isEqualTo(3);
+        assertThat(back.chunkSeq()).isEqualTo(7);
+        assertThat(back.lo()).containsExactly(10L);
+        assertThat(back.hi()).containsExactly(20L);
+        assertThat(back.snapshot()).as("the applier takes the position").isNull();
+        assertThat(back.rows()).isEmpty();
+        assertThat(CopyMessage.decode(CopyMessage.inServer(ALL_KINDS.id(), 0, 0, null, null).encode(ALL_KINDS), ALL_KINDS).hi()).isNull();
+        // The type's ordinal is on the wire: messages written before IN_SERVER existed must decode as they did.
+        assertThat(CopyMessage.Type.REPAIR.ordinal()).isEqualTo(3);
+        assertThat(CopyMessage.Type.IN_SERVER.ordinal()).isEqualTo(4);
+    }
+
+    @Test
     void encodedRowsRoundTripAsFormatTwoAndOnlyAsRows() {
         PgSnapshot snap = PgSnapshot.parse("10:20:11,12");
         byte[] tuples = {0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 7, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 9};

@@ -1,0 +1,42 @@
+package io.sluice.spi.dialect;
+
+import io.sluice.spi.model.TableDef;
+import io.sluice.spi.model.TableId;
+import io.sluice.spi.position.SnapshotPosition;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * A copy chunk executed inside the server, for a target table on the same server as its source ({@code sluice alter}'s
+ * shadow): the copier only plans the chunk bounds ({@link #chunkEnd}), and the applier copies the chunk's rows with one
+ * {@code INSERT … SELECT} in its own target transaction ({@link #copy}), where the chunk record and the copy offset are
+ * written too. The rows never leave the server. From {@link SourceDialect#inServerCopy()}; engines without one copy
+ * through the row path. docs/design/merge.md, "In-server chunks", says why each engine's position is exact.
+ */
+public interface InServerCopy {
+
+    /** What one chunk copied: the log position its rows reflect, and how many rows it inserted. */
+    record Copied(SnapshotPosition position, long rows) {
+    }
+
+    /**
+     * The key of the {@code rows}-th row after {@code lo} (null: from the start) that is at most {@code hi} (null: no
+     * end), or null when fewer rows are left: a chunk's upper bound found from the key's index alone, without reading
+     * the rows. Runs as an ordinary statement on {@code connection} (any committed state will do: the bounds only tile
+     * the key space, the rows are read by {@link #copy}).
+     */
+    Object[] chunkEnd(Connection connection, TableDef table, Object[] lo, Object[] hi, int rows) throws SQLException;
+
+    /**
+     * Inserts into {@code target} the rows of {@code source} whose key is in {@code (lo, hi]}, in a transaction this
+     * method begins on {@code connection} (auto-commit off) and leaves open: the caller writes its state in it and
+     * commits. The returned position {@code S} satisfies {@code S.sees(e)} exactly when {@code e}'s transaction is
+     * reflected in the inserted rows, for every event of a key in the range.
+     *
+     * @param targetColumns per source column (in plan order), the target column it is written to, or null: not written
+     */
+    Copied copy(Connection connection, TableDef source, TableId target, List<String> targetColumns, Object[] lo, Object[] hi)
+            throws SQLException;
+}
