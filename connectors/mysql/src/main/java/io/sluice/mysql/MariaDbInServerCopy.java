@@ -40,7 +40,7 @@ final class MariaDbInServerCopy implements InServerCopy {
         String sql = "SELECT " + keys + " FROM " + MariaDbSourceDialect.qualified(table.id()) + where(table, lo != null, hi != null)
                 + " ORDER BY " + MariaDbSourceDialect.keyList(table) + " LIMIT 1 OFFSET " + (rows - 1);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, table, lo, hi);
+            InServerCopy.bindBounds(dialect, ps, table, lo, hi);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return null;
@@ -74,7 +74,7 @@ final class MariaDbInServerCopy implements InServerCopy {
         }
         long rows;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, source, lo, hi);
+            InServerCopy.bindBounds(dialect, ps, source, lo, hi);
             rows = ps.executeUpdate();
         }
         // After the locking read, before the commit: every writer of the range is either in the rows and before this
@@ -110,15 +110,5 @@ final class MariaDbInServerCopy implements InServerCopy {
             sql.append(hasLo ? " AND " : " WHERE ").append(MariaDbSourceDialect.bound(table, "<", "<="));
         }
         return sql.toString();
-    }
-
-    private void bind(PreparedStatement ps, TableDef table, Object[] lo, Object[] hi) throws SQLException {
-        int p = 1;
-        if (lo != null) {
-            p = dialect.bindKey(ps, p, table, lo);
-        }
-        if (hi != null) {
-            dialect.bindKey(ps, p, table, hi);
-        }
     }
 }

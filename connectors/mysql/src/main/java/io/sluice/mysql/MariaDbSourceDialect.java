@@ -54,6 +54,8 @@ import java.util.StringJoiner;
  * {@code n(n+1)/2} parameters for an {@code n}-column key.
  */
 public class MariaDbSourceDialect implements SourceDialect, Cloneable {
+    /** Shared by clones: one rotation serves every chunk of the server. */
+    private BinlogRotation rotation = new BinlogRotation(BinlogRotation.DEFAULT_ROTATE_AT, null);
     /** {@link ZeroDates#NULL}: the copy reads zero dates as NULL, as the change stream carries them. */
     private boolean zeroDatesAsNull;
 
@@ -358,6 +360,7 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
     @Override
     public SnapshotPosition beginChunk(Connection c) throws SQLException {
         prepareChunkConnection(c);
+        rotation.beforeChunk(c);
         try (Statement s = c.createStatement()) {
             s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
             String file = null;
@@ -376,8 +379,18 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
                 s.execute("ROLLBACK");
                 throw new SQLException("the server reports no binlog_snapshot_file/position: is log_bin enabled?");
             }
-            return new BinlogSnapshot(file, pos, gtidPosition(c, file, pos));
+            String gtid = gtidPosition(c, file, pos);
+            if (gtid != null) {
+                rotation.afterGtidPosition(c, pos);
+            }
+            return new BinlogSnapshot(file, pos, gtid);
         }
+    }
+
+    /** Tests: rotate once a chunk lies {@code bytes} into its binlog file, as on a server without a GTID index. */
+    MariaDbSourceDialect rotateBinlogPast(long bytes) {
+        rotation = new BinlogRotation(bytes, false);
+        return this;
     }
 
     /**
@@ -385,7 +398,8 @@ public class MariaDbSourceDialect implements SourceDialect, Cloneable {
      * domain's sequence numbers increasing in binlog order on every server, so they order transactions across a
      * failover; BinlogSnapshot): {@code BINLOG_GTID_POS} maps the exact file/offset, unlike {@code @@gtid_binlog_pos}.
      * Null otherwise, and file/offset alone decide. BINLOG_GTID_POS reads the binlog file up to the offset (MariaDB
-     * before 11.4 has no GTID index), one read per chunk: the price of comparisons that survive a failover.
+     * before 11.4 has no GTID index), one read per chunk: the price of comparisons that survive a failover, kept small by
+     * keeping the file short ({@link BinlogRotation}).
      */
     static String gtidPosition(Connection c, String file, long pos) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@GLOBAL.gtid_strict_mode")) {

@@ -37,7 +37,7 @@ final class PgInServerCopy implements InServerCopy {
         String sql = "SELECT " + keys + " FROM " + PostgresSourceDialect.from(table) + where(table, lo != null, hi != null)
                 + " ORDER BY " + PostgresSourceDialect.keyList(table) + " LIMIT 1 OFFSET " + (rows - 1);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, table, lo, hi);
+            InServerCopy.bindBounds(dialect, ps, table, lo, hi);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return null;
@@ -73,7 +73,7 @@ final class PgInServerCopy implements InServerCopy {
             snapshot = PostgresSourceDialect.takeSnapshot(s);
         }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, source, lo, hi);
+            InServerCopy.bindBounds(dialect, ps, source, lo, hi);
             return new Copied(snapshot, ps.executeUpdate());
         }
     }
@@ -89,15 +89,5 @@ final class PgInServerCopy implements InServerCopy {
             sql.append(hasLo ? " AND (" : " WHERE (").append(keys).append(") <= (").append(params).append(')');
         }
         return sql.toString();
-    }
-
-    private void bind(PreparedStatement ps, TableDef table, Object[] lo, Object[] hi) throws SQLException {
-        int p = 1;
-        if (lo != null) {
-            p = dialect.bindKey(ps, p, table, lo);
-        }
-        if (hi != null) {
-            dialect.bindKey(ps, p, table, hi);
-        }
     }
 }

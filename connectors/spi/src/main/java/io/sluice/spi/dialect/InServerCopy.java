@@ -5,6 +5,7 @@ import io.sluice.spi.model.TableId;
 import io.sluice.spi.position.SnapshotPosition;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -39,4 +40,16 @@ public interface InServerCopy {
      */
     Copied copy(Connection connection, TableDef source, TableId target, List<String> targetColumns, Object[] lo, Object[] hi)
             throws SQLException;
+
+    /** Binds a chunk's bounds as both engines' statements take them: {@code lo} first, a null bound not at all. */
+    static void bindBounds(SourceDialect dialect, PreparedStatement statement, TableDef table, Object[] lo, Object[] hi)
+            throws SQLException {
+        int p = 1;
+        if (lo != null) {
+            p = dialect.bindKey(statement, p, table, lo);
+        }
+        if (hi != null) {
+            dialect.bindKey(statement, p, table, hi);
+        }
+    }
 }
