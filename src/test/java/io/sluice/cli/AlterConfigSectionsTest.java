@@ -60,6 +60,7 @@ class AlterConfigSectionsTest {
                     kafka: {bootstrap-servers: "%s", connect-url: "%s", partitions: 3}
                     copier: {chunk-rows-initial: 300, chunk-rows-min: 100, chunk-rows-max: 700, parallelism: 1}
                     applier: {rows.per.write: 123}   # the dotted form of rows-per-write: still read (with a warning)
+                    alter: {copy-in-server: false}   # the row path, which keeps kafka.partitions (in-server copies use one)
                     http: {enabled: false}
                     """.formatted(TestServers.uniqueName("altersections"), pg.jdbcUrl(db), pg.user(), pg.password(),
                     TestServers.kafka().bootstrapServers(), worker.restUrl()));
