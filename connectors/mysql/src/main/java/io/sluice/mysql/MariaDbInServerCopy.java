@@ -39,19 +39,7 @@ final class MariaDbInServerCopy implements InServerCopy {
         // Key columns only: InnoDB walks the primary key's leaf pages without sending a row (pt-osc and Spirit do the same).
         String sql = "SELECT " + keys + " FROM " + MariaDbSourceDialect.qualified(table.id()) + where(table, lo != null, hi != null)
                 + " ORDER BY " + MariaDbSourceDialect.keyList(table) + " LIMIT 1 OFFSET " + (rows - 1);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            InServerCopy.bindBounds(dialect, ps, table, lo, hi);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                Object[] key = new Object[table.keySize()];
-                for (int k = 0; k < key.length; k++) {
-                    key[k] = MariaDbTypes.read(rs, k + 1, table.column(table.keyIndex(k)));
-                }
-                return key;
-            }
-        }
+        return InServerCopy.keyAt(dialect, c, sql, table, lo, hi, (rs, index, k) -> MariaDbTypes.read(rs, index, table.column(table.keyIndex(k))));
     }
 
     @Override

@@ -8,7 +8,6 @@ import io.sluice.spi.position.PgSnapshot;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -36,19 +35,7 @@ final class PgInServerCopy implements InServerCopy {
         // Key columns only: an index-only scan where the visibility map allows, and no row values sent.
         String sql = "SELECT " + keys + " FROM " + PostgresSourceDialect.from(table) + where(table, lo != null, hi != null)
                 + " ORDER BY " + PostgresSourceDialect.keyList(table) + " LIMIT 1 OFFSET " + (rows - 1);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            InServerCopy.bindBounds(dialect, ps, table, lo, hi);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                Object[] key = new Object[table.keySize()];
-                for (int k = 0; k < key.length; k++) {
-                    key[k] = PostgresTypes.read(rs, k + 1, table.column(table.keyIndex(k)));
-                }
-                return key;
-            }
-        }
+        return InServerCopy.keyAt(dialect, c, sql, table, lo, hi, (rs, index, k) -> PostgresTypes.read(rs, index, table.column(table.keyIndex(k))));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.sluice.spi.position.SnapshotPosition;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -50,6 +51,33 @@ public interface InServerCopy {
         }
         if (hi != null) {
             dialect.bindKey(statement, p, table, hi);
+        }
+    }
+
+    /** Reads key column {@code k} (in key order) at {@code index} of a result row, as the engine's types read it. */
+    @FunctionalInterface
+    interface KeyColumnReader {
+        Object read(ResultSet rs, int index, int k) throws SQLException;
+    }
+
+    /**
+     * Runs an engine's {@link #chunkEnd} query ({@code sql} selects the key columns, bounds bound as {@link #bindBounds}
+     * takes them) and returns its one key, or null when no row is left.
+     */
+    static Object[] keyAt(SourceDialect dialect, Connection connection, String sql, TableDef table, Object[] lo, Object[] hi,
+                          KeyColumnReader reader) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            bindBounds(dialect, ps, table, lo, hi);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                Object[] key = new Object[table.keySize()];
+                for (int k = 0; k < key.length; k++) {
+                    key[k] = reader.read(rs, k + 1, k);
+                }
+                return key;
+            }
         }
     }
 }
