@@ -22,7 +22,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 /**
  * A real single-node Kafka broker running in this JVM, in KRaft mode with the broker and the controller
@@ -37,7 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Everything lives under one data directory: {@code metadata/} (the KRaft metadata log, formatted on
  * first start) and {@code logs/} (topic data). A second {@link #start} on the same directory reuses the
- * cluster id stored in {@code metadata/meta.properties} instead of formatting again, so topics and records
+ * cluster id of the completed format (the {@code formatted} marker) instead of formatting again, so topics and records
  * survive a restart; that is what lets the CLI resume a pipeline.
  *
  * <p>The quorum is static ({@code controller.quorum.voters}, kraft.version 0) rather than dynamic: a dynamic
@@ -80,6 +83,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
     private static final int NODE_ID = 1;
     private static final String META_PROPERTIES = "meta.properties";
+    private static final String FORMATTED = "formatted";
+    private static final String METADATA_LOG = "__cluster_metadata-0";
 
     private final Path dataDir;
     private final int port;
@@ -217,10 +222,12 @@ public final class EmbeddedKafka implements AutoCloseable {
             props.putAll(overrides);
             KafkaConfig config = new KafkaConfig(props, false);
 
-            String clusterId = existingClusterId(metadataDir);
+            String clusterId = formattedClusterId(dataDir, metadataDir, logDir);
             if (clusterId == null) {
                 clusterId = Uuid.randomUuid().toString();
+                startOver(metadataDir, logDir);
                 format(clusterId, metadataDir, logDir);
+                markFormatted(dataDir, clusterId);
                 log.info("Formatted new Kafka storage at {} (cluster id {})", dataDir, clusterId);
             }
 
@@ -283,8 +290,38 @@ public final class EmbeddedKafka implements AutoCloseable {
             return p;
         }
 
-        private static String existingClusterId(Path metadataDir) {
-            Path meta = metadataDir.resolve(META_PROPERTIES);
+        /**
+         * The cluster id of a completely formatted data directory, or null when it must be formatted (again).
+         * Formatting writes several files ({@code meta.properties} in each directory, the bootstrap checkpoint), so a
+         * stop that lands inside it (a SIGTERM during the first start) left {@code logs/meta.properties} naming one
+         * cluster and no {@code metadata/meta.properties}; the next start formatted with a new id and Kafka refused
+         * the directory ("Invalid cluster.id") for good. The {@value #FORMATTED} marker, moved into place only after
+         * the format returned, is what says a format completed; a directory formatted before the marker existed
+         * counts as complete when a broker has run on it (its metadata log exists) and both {@code meta.properties}
+         * name the same cluster.
+         */
+        private static String formattedClusterId(Path dataDir, Path metadataDir, Path logDir) {
+            Path marker = dataDir.resolve(FORMATTED);
+            if (Files.exists(marker)) {
+                try {
+                    String id = Files.readString(marker, StandardCharsets.UTF_8).strip();
+                    if (!id.isEmpty()) {
+                        return id;
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("Cannot read " + marker, e);
+                }
+            }
+            String metadataId = clusterIdIn(metadataDir);
+            if (metadataId != null && metadataId.equals(clusterIdIn(logDir)) && Files.isDirectory(metadataDir.resolve(METADATA_LOG))) {
+                markFormatted(dataDir, metadataId);
+                return metadataId;
+            }
+            return null;
+        }
+
+        private static String clusterIdIn(Path dir) {
+            Path meta = dir.resolve(META_PROPERTIES);
             if (!Files.exists(meta)) {
                 return null;
             }
@@ -295,11 +332,33 @@ public final class EmbeddedKafka implements AutoCloseable {
                 throw new UncheckedIOException("Cannot read " + meta, e);
             }
             String id = properties.getProperty("cluster.id");
-            if (id == null || id.isBlank()) {
-                throw new IllegalStateException(meta + " has no cluster.id: the Kafka data directory is damaged;"
-                        + " delete " + metadataDir.getParent() + " to start from scratch");
+            return id == null || id.isBlank() ? null : id;
+        }
+
+        /** An unfinished format never started a broker, so its directories hold nothing but the format's own files. */
+        private static void startOver(Path metadataDir, Path logDir) {
+            for (Path dir : List.of(metadataDir, logDir)) {
+                try (Stream<Path> paths = Files.walk(dir)) {
+                    for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                        if (!p.equals(dir)) {
+                            Files.delete(p);
+                        }
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("Cannot clear the unfinished Kafka format in " + dir, e);
+                }
             }
-            return id;
+        }
+
+        private static void markFormatted(Path dataDir, String clusterId) {
+            Path marker = dataDir.resolve(FORMATTED);
+            Path partial = dataDir.resolve(FORMATTED + ".tmp");
+            try {
+                Files.writeString(partial, clusterId + "\n", StandardCharsets.UTF_8);
+                Files.move(partial, marker, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot write " + marker, e);
+            }
         }
 
         private static void format(String clusterId, Path metadataDir, Path logDir) {

@@ -10,6 +10,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EmbeddedKafkaRestartTest {
 
     @Test
-    void restartOnSameDataDirKeepsTopicsAndRecords() {
+    void restartOnSameDataDirKeepsTopicsAndRecords() throws Exception {
         Path dir = TestServers.newDataDir("kafka-restart");
         String clusterId;
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dir)) {
@@ -44,6 +45,35 @@ class EmbeddedKafkaRestartTest {
             assertThat(kafka.clusterId()).isEqualTo(clusterId);
             assertThat(readAll(kafka, "kept", 10)).containsExactlyInAnyOrder(
                     "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9");
+        }
+
+        // A directory written before the "formatted" marker existed keeps its data too.
+        Files.delete(dir.resolve("formatted"));
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(dir)) {
+            assertThat(kafka.clusterId()).isEqualTo(clusterId);
+            assertThat(readAll(kafka, "kept", 10)).hasSize(10);
+        }
+    }
+
+    /**
+     * A stop inside the first start's format (a SIGTERM right after launch) left {@code logs/meta.properties} naming a
+     * cluster and nothing in {@code metadata/}: every later start then failed with Kafka's "Invalid cluster.id".
+     */
+    @Test
+    void aFormatStoppedPartWayIsFormattedAgain() throws Exception {
+        Path complete = TestServers.newDataDir("kafka-formatted");
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(complete)) {
+            kafka.createTopic("first", 1);
+        }
+        Path partial = TestServers.newDataDir("kafka-partial-format");
+        Files.createDirectories(partial.resolve("logs"));
+        Files.copy(complete.resolve("logs").resolve("meta.properties"), partial.resolve("logs").resolve("meta.properties"));
+
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(partial)) {
+            kafka.createTopic("kept", 2);
+        }
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(partial)) {
+            assertThat(kafka.admin().listTopics().names().get()).contains("kept");
         }
     }
 
