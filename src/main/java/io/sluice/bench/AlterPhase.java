@@ -140,15 +140,24 @@ final class AlterPhase {
         Files.createDirectories(dir);
         StringBuilder alterSection = new StringBuilder();
         o.alterSettings().forEach((k, v) -> alterSection.append(alterSection.length() == 0 ? "" : ", ").append(k).append(": \"").append(v).append('"'));
+        StringBuilder copierSection = new StringBuilder();
+        o.copierSettings().forEach((k, v) -> copierSection.append(copierSection.length() == 0 ? "" : ", ").append(k).append(": \"").append(v).append('"'));
         Path config = Files.writeString(dir.resolve("sluice.yaml"), """
                 pipeline: {name: benchalter%d}
                 source: {url: "%s", user: %s, password: "%s"}
                 kafka: {state-dir: "%s"}
                 http: {enabled: false}
-                %s""".formatted(run, env.mariadb.jdbcUrl(DB), env.mariadb.user(), env.mariadb.password(), dir.resolve("state"),
-                alterSection.length() == 0 ? "" : "alter: {" + alterSection + "}\n"));
+                %s%s""".formatted(run, env.mariadb.jdbcUrl(DB), env.mariadb.user(), env.mariadb.password(), dir.resolve("state"),
+                alterSection.length() == 0 ? "" : "alter: {" + alterSection + "}\n",
+                copierSection.length() == 0 ? "" : "copier: {" + copierSection + "}\n"));
         List<String> base = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMb() + "m",
-                "-XX:+UseParallelGC", "-Dlogback.configurationFile=logback.xml", "-cp", absoluteClassPath(),
+                "-XX:+UseParallelGC", "-Dlogback.configurationFile=logback.xml"));
+        // The launcher passes SLUICE_OPTS to the JVM; so does the bench (e.g. a flight recording of the alter's process).
+        String opts = System.getenv("SLUICE_OPTS");
+        if (opts != null && !opts.isBlank()) {
+            base.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        base.addAll(List.of("-cp", absoluteClassPath(),
                 "io.sluice.cli.SluiceCommand", "alter", "-c", config.toString(), "-t", DB + ".accounts_sluice"));
         List<String> cmd = new ArrayList<>(base);
         cmd.addAll(List.of("--alter", clause(column)));

@@ -98,7 +98,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--jdbc-sink-batch", defaultValue = "1000", description = "batch.size (and max.poll.records) of the Debezium JDBC sink.")
     int jdbcSinkBatch;
 
-    @Option(names = "--copier-set", description = "A copier setting for the copy phases' Sluice runs, key=value (repeatable), "
+    @Option(names = "--copier-set", description = "A copier setting for the copy phases' and the alter phase's Sluice runs, key=value (repeatable), "
             + "e.g. --copier-set split.min.rows=1. Default: the CLI's defaults.")
     Map<String, String> copierSettings = new LinkedHashMap<>();
 
