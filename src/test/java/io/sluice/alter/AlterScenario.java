@@ -59,7 +59,8 @@ final class AlterScenario {
         Thread.sleep(1500);   // writes into the new table, streamed back into the old one
         stop.set(true);
         AlterWorkload.join(writers);
-        log.info("{} writes acknowledged, {} failed, slowest {} ms", w.writes.get(), w.errors.get(), w.maxLatencyNanos.get() / 1_000_000);
+        log.info("{} writes acknowledged, {} failed, {} deadlock victims (retried), slowest {} ms", w.writes.get(), w.errors.get(),
+                w.deadlocks.get(), w.maxLatencyNanos.get() / 1_000_000);
         assertThat(w.errorMessages).isEmpty();
         assertThat(w.writes.get()).isGreaterThan(200);
         assertThat(w.missing(t)).isEmpty();
