@@ -100,6 +100,7 @@ final class InServerChunks {
             ps.chunks.add(chunk);
             keyBuilds.chunkCompleted(c, ps);
             c.commit();
+            copy.committed(c);
             ApplierMetrics.time(metrics.commitTimer, started);
             ps.copyOffset = resume;
             metrics.copyRows.increment(copied.rows());

@@ -42,6 +42,13 @@ public interface InServerCopy {
     Copied copy(Connection connection, TableDef source, TableId target, List<String> targetColumns, Object[] lo, Object[] hi)
             throws SQLException;
 
+    /**
+     * Called on {@code connection} after the caller committed the chunk's transaction, before the connection writes
+     * anything else: undoes what {@link #copy} set on the session for the chunk alone (MariaDB's statement logging).
+     */
+    default void committed(Connection connection) throws SQLException {
+    }
+
     /** Binds a chunk's bounds as both engines' statements take them: {@code lo} first, a null bound not at all. */
     static void bindBounds(SourceDialect dialect, PreparedStatement statement, TableDef table, Object[] lo, Object[] hi)
             throws SQLException {
