@@ -188,9 +188,7 @@ public final class OnlineAlter {
     private Result stream(AlterPlan plan, StreamPipeline forward, StreamPipeline reverse, AlterState state)
             throws SQLException, InterruptedException {
         phase(Phase.COPYING, "copying " + plan.source().id() + " into " + plan.names().shadow());
-        forward.startApplier();
-        forward.startStream(options.heartbeat());
-        forward.startCopier();
+        forward.startAll(options.heartbeat());
         startLedger(plan, forward);
         long deadline = System.nanoTime() + options.copyTimeout().toNanos();
         while (!forward.copyDone()) {

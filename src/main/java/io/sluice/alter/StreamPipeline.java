@@ -130,6 +130,22 @@ final class StreamPipeline {
     }
 
     /**
+     * Submits the applier, the Debezium connector and the copier together, then waits for each to run. The order is free,
+     * as for {@code sluice replicate} (Pipeline): the applier holds change events until their chunk is recorded, and the
+     * copier takes no chunk before the stream is live (its stream gate); one after another each waited for the previous one
+     * to run, about 1.5 s of a 5M-row alter's start.
+     */
+    void startAll(Duration heartbeat) throws InterruptedException {
+        createTopics();
+        api.putConfig(applierName(), configs(null, false).applier().config());
+        api.putConfig(debeziumName(), debeziumConfig(heartbeat));
+        api.putConfig(copierName(), configs(null, false).copier().config());
+        awaitRunning(debeziumName());
+        awaitRunning(applierName());
+        awaitRunning(copierName());
+    }
+
+    /**
      * Starts the Debezium connector at a given source offset (MariaDB: {@code file}/{@code pos}) instead of the log's
      * end: created stopped, offset set, resumed. A connector that exists already keeps its own offsets.
      */
@@ -221,11 +237,6 @@ final class StreamPipeline {
         createTopics();
         api.putConfig(applierName(), configs(null, false).applier().config());
         awaitRunning(applierName());
-    }
-
-    void startCopier() throws InterruptedException {
-        api.putConfig(copierName(), configs(null, false).copier().config());
-        awaitRunning(copierName());
     }
 
     /**
