@@ -42,6 +42,15 @@ final class QuickstartCommand implements Callable<Integer> {
             description = "Where the servers' binaries are unpacked and kept (default: inside the work directory, removed with it).")
     private Path binaries;
 
+    private static boolean interruptedIn(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public Integer call() {
         if (rows < 1) {
@@ -62,7 +71,9 @@ final class QuickstartCommand implements Callable<Integer> {
             } catch (ConfigException e) {
                 throw e;
             } catch (RuntimeException e) {
-                if (stop.requested()) {
+                // Only a stop interrupts this thread; a Connect call it lands in rethrows it as a failure of that call
+                // ("interrupted during GET …", the interrupt flag set again).
+                if (stop.requested() || Thread.interrupted() || interruptedIn(e)) {
                     // A step interrupted half-way fails in its own way; the stop is what happened.
                     log.info("Quickstart stopped on request; everything it started is stopped");
                     return ExitCode.INTERRUPTED.code();
