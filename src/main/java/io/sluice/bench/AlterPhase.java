@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -138,18 +139,13 @@ final class AlterPhase {
         Path dir = env.workDir.resolve("alter-" + run);
         Bench.deleteRecursively(dir);
         Files.createDirectories(dir);
-        StringBuilder alterSection = new StringBuilder();
-        o.alterSettings().forEach((k, v) -> alterSection.append(alterSection.length() == 0 ? "" : ", ").append(k).append(": \"").append(v).append('"'));
-        StringBuilder copierSection = new StringBuilder();
-        o.copierSettings().forEach((k, v) -> copierSection.append(copierSection.length() == 0 ? "" : ", ").append(k).append(": \"").append(v).append('"'));
         Path config = Files.writeString(dir.resolve("sluice.yaml"), """
                 pipeline: {name: benchalter%d}
                 source: {url: "%s", user: %s, password: "%s"}
                 kafka: {state-dir: "%s"}
                 http: {enabled: false}
                 %s%s""".formatted(run, env.mariadb.jdbcUrl(DB), env.mariadb.user(), env.mariadb.password(), dir.resolve("state"),
-                alterSection.length() == 0 ? "" : "alter: {" + alterSection + "}\n",
-                copierSection.length() == 0 ? "" : "copier: {" + copierSection + "}\n"));
+                section("alter", o.alterSettings()), section("copier", o.copierSettings())));
         List<String> base = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMb() + "m",
                 "-XX:+UseParallelGC", "-Dlogback.configurationFile=logback.xml"));
         // The launcher passes SLUICE_OPTS to the JVM; so does the bench (e.g. a flight recording of the alter's process).
@@ -224,6 +220,16 @@ final class AlterPhase {
                 }
             }
         }
+    }
+
+    /** A flow-style YAML section line of {@code settings} ({@code name: {k: "v", …}}), or nothing when there are none. */
+    private static String section(String name, Map<String, String> settings) {
+        if (settings.isEmpty()) {
+            return "";
+        }
+        StringJoiner entries = new StringJoiner(", ", name + ": {", "}\n");
+        settings.forEach((k, v) -> entries.add(k + ": \"" + v + "\""));
+        return entries.toString();
     }
 
     /** This JVM's class path with every entry absolute: the alter runs in a directory of its own. */
