@@ -178,6 +178,7 @@ final class Bench {
             } else {
                 copier.put("stream.ready.check", "false");
             }
+            copier.putAll(p.directCopy(state, copierOverrides, applierOverrides));
             long streaming = System.nanoTime();
             checkpointTarget(targetDb);
             Window w = new Window();

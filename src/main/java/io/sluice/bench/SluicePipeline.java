@@ -164,6 +164,29 @@ final class SluicePipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * The copier's {@code copy.direct.tables} as replicate would write it ({@link ConnectorConfigs#copiesDirect}): the
+     * applier has just created the table without its key (its state says so), and {@code copier.copy-direct} is on.
+     */
+    Map<String, String> directCopy(String stateSchema, Map<String, String> copierOverrides, Map<String, String> applierOverrides)
+            throws SQLException {
+        boolean enabled = Boolean.parseBoolean(copierOverrides.getOrDefault(CopierConfig.COPY_DIRECT.key(),
+                String.valueOf(CopierConfig.COPY_DIRECT.defaultValue())));
+        boolean keyAfterCopy = Boolean.parseBoolean(applierOverrides.getOrDefault(ApplierSettings.KEY_AFTER_COPY.key(),
+                String.valueOf(ApplierSettings.KEY_AFTER_COPY.defaultValue())));
+        boolean keyless;
+        try (Connection c = env.target.connect(targetDb)) {
+            keyless = keyAfterCopy && progress(c, stateSchema).keyPending(c, table);
+        }
+        io.sluice.spi.model.TableDef def;
+        try (Connection c = source.connect(sourceDb)) {
+            def = Dialects.source(sourceUrl()).describe(c, table);
+        }
+        boolean direct = ConnectorConfigs.copiesDirect(enabled, Dialects.source(sourceUrl()), Dialects.target(env.target.jdbcUrl(targetDb)),
+                def, false, keyless);
+        return direct ? Map.of(io.sluice.copier.connect.CopierConnectorConfig.COPY_DIRECT_TABLES.key(), io.sluice.spi.model.TableList.format(table)) : Map.of();
+    }
+
     /** Starts the copier connector ({@code tasks.max} = the CLI's parallelism default, the core count, unless overridden). */
     String startCopier(Map<String, String> overrides) throws Exception {
         PipelineSpec.Builder b = spec.toBuilder().copier(overrides);

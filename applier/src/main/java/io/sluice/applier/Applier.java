@@ -64,7 +64,8 @@ public final class Applier implements AutoCloseable {
         this.flow = flow;
         this.keyBuilds = new KeyBuilds(dialect, pool, state, metrics, flow, options.partitions());
         this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options, keyBuilds);
-        this.inServer = new InServerChunks(pool, state, metrics, keyBuilds, changes, options.partitions(), flow);
+        this.inServer = new InServerChunks(pool, state, metrics, keyBuilds, changes, options.partitions(), flow,
+                new SourcePipe(dialect));
         this.copies = new CopyHandler(dialect, pool, state, metrics, flow, options.rowsPerWrite(), keyBuilds,
                 new RepairHandler(dialect, pool, state, changes, options.rowsPerWrite(), keyBuilds), inServer);
     }
@@ -226,6 +227,7 @@ public final class Applier implements AutoCloseable {
     @Override
     public void close() {
         keyBuilds.close();
+        inServer.close();
         changes.abandon();
         for (Map<Integer, PartitionState> ofTable : parts.values()) {
             for (PartitionState ps : ofTable.values()) {

@@ -188,7 +188,7 @@ final class CopyHandler {
             state.fence(c, ps.plan.def(), ps.partition, ps.generation);
             state.addChunk(c, ps.plan.def(), ps.partition, chunk);
             state.saveCopyProgress(c, ps.plan.def(), ps.partition, resume, ps.rangesEnded);
-            keyBuilds.chunkCompleted(c, ps);
+            keyBuilds.chunkCompleted(c, ps, false);
             c.commit();
             ApplierMetrics.time(metrics.commitTimer, started);
             ps.copyOffset = resume;

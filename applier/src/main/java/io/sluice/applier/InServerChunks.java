@@ -7,17 +7,22 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Merge step 1 for a target on the source's server ({@code sluice alter}): an IN_SERVER message names a chunk
- * {@code (lo, hi]} without its rows, and the chunk is copied here, in ONE target transaction that also records it
- * (with the position the engine's {@link InServerCopy} returns and the rows it inserted) and the copy offset, as a
- * CHUNK_END does for rows that came through Kafka. A crash before the commit leaves nothing of the chunk; the message
- * is read again and the chunk copied again. docs/design/merge.md, "In-server chunks".
- *
- * <p>Only with one partition: the chunk holds keys of every partition, and I1 lets only the task owning a key's
- * partition write it. Only where the plan's source and target are one server ({@link TablePlan#inServer()}): elsewhere
- * the statement would read the target server's table of the source's name.
+ * Merge step 1 for chunks that arrive as bounds only: an IN_SERVER message names a chunk {@code (lo, hi]} without its
+ * rows, and the chunk is copied here, in ONE target transaction that also records it (with the position its snapshot
+ * took and the rows it inserted) and the copy offset, as a CHUNK_END does for rows that came through Kafka. A crash
+ * before the commit leaves nothing of the chunk; the message is read again and the chunk copied again.
+ * docs/design/merge.md, "In-server chunks" and "Direct chunks". Two ways to copy:
+ * <ul>
+ *   <li>in the server ({@link TablePlan#inServer()}, {@code sluice alter}): the source's {@code INSERT … SELECT} into
+ *       the shadow on the same server. Only with one partition: the chunk holds keys of every partition, and I1 lets
+ *       only the task owning a key's partition write it;</li>
+ *   <li>through this task ({@link SourcePipe}, {@code copier.copy-direct}): the source's COPY streamed into the
+ *       target's. With more than one partition only while the table's change events are held until its key is built
+ *       ({@link KeyBuilds}): then no task writes the table during its copy, and the chunk is recorded for every
+ *       partition in the same transaction, so each partition's merge knows it once the events are released.</li>
+ * </ul>
  */
-final class InServerChunks {
+final class InServerChunks implements AutoCloseable {
     private final ConnectionPool pool;
     private final StateStore state;
     private final ApplierMetrics metrics;
@@ -25,6 +30,7 @@ final class InServerChunks {
     private final ChangeHandler changes;
     private final int partitions;
     private final FlowControl flow;
+    private final SourcePipe pipe;
     private static final long POLL_BUDGET_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     private long budgetEnd = Long.MAX_VALUE;
     private int copiedThisPoll;
@@ -32,8 +38,9 @@ final class InServerChunks {
     private final java.util.Set<TopicPart> deferred = new java.util.HashSet<>();
 
     InServerChunks(ConnectionPool pool, StateStore state, ApplierMetrics metrics, KeyBuilds keyBuilds, ChangeHandler changes,
-                   int partitions, FlowControl flow) {
+                   int partitions, FlowControl flow, SourcePipe pipe) {
         this.flow = flow;
+        this.pipe = pipe;
         this.pool = pool;
         this.state = state;
         this.metrics = metrics;
@@ -75,13 +82,16 @@ final class InServerChunks {
             return false;
         }
         InServerCopy copy = ps.plan.inServer();
-        if (copy == null) {
-            throw new PoisonMessageException(r, "in-server copy of " + id + " for " + ps.plan + ", but the target is not on the "
-                    + "source's server or its engine has no in-server copy: the copier's copy.in.server is for sluice alter only", null);
-        }
-        if (partitions != 1) {
+        // Direct (copy == null) with several partitions: recorded for each, which is sound only while nobody applies events.
+        boolean everyPartition = copy == null && partitions != 1;
+        if (copy != null && partitions != 1) {
             throw new PoisonMessageException(r, "in-server copy of " + id + " for " + ps.plan + " with " + partitions
                     + " partitions: it needs exactly one (the chunk holds keys of every partition)", null);
+        }
+        if (everyPartition && !keyBuilds.blocks(ps.plan)) {
+            throw new PoisonMessageException(r, "direct chunk " + id + " for " + ps.plan + " with " + partitions + " partitions, "
+                    + "but the table's change events are not held until its copy ends (the applier did not create it without "
+                    + "its key): set copier.copy-direct: false, or kafka.partitions: 1", null);
         }
         // The task's open change transaction may hold locks next to the range in the target (InnoDB gap locks of an
         // upsert); the chunk's insert on another connection of this same thread would wait for it until the lock timeout.
@@ -89,18 +99,30 @@ final class InServerChunks {
         Connection c = pool.take();
         try {
             long started = System.nanoTime();
-            InServerCopy.Copied copied = copy.copy(c, ps.plan.def(), ps.plan.target(), ps.plan.targetColumns(), m.lo(), m.hi());
+            InServerCopy.Copied copied = copy != null
+                    ? copy.copy(c, ps.plan.def(), ps.plan.target(), ps.plan.targetColumns(), m.lo(), m.hi())
+                    : pipe.copy(c, ps.plan, m.lo(), m.hi());
             ApplierMetrics.time(metrics.copyTimer, started);
             Chunk chunk = new Chunk(m.rangeId(), m.chunkSeq(), m.lo(), m.hi(), copied.position(), copied.rows());
             long resume = ps.resumeCopyOffset(r.offset() + 1);
             started = System.nanoTime();
             state.fence(c, ps.plan.def(), ps.partition, ps.generation);
             state.addChunk(c, ps.plan.def(), ps.partition, chunk);
+            if (everyPartition) {   // the rows are counted once, in this partition
+                Chunk elsewhere = new Chunk(m.rangeId(), m.chunkSeq(), m.lo(), m.hi(), copied.position(), 0);
+                for (int p = 0; p < partitions; p++) {
+                    if (p != ps.partition) {
+                        state.addChunk(c, ps.plan.def(), p, elsewhere);
+                    }
+                }
+            }
             state.saveCopyProgress(c, ps.plan.def(), ps.partition, resume, ps.rangesEnded);
             ps.chunks.add(chunk);
-            keyBuilds.chunkCompleted(c, ps);
+            keyBuilds.chunkCompleted(c, ps, everyPartition);
             c.commit();
-            copy.committed(c);
+            if (copy != null) {
+                copy.committed(c);
+            }
             ApplierMetrics.time(metrics.commitTimer, started);
             ps.copyOffset = resume;
             metrics.copyRows.increment(copied.rows());
@@ -112,5 +134,10 @@ final class InServerChunks {
         }
         pool.give(c);
         return true;
+    }
+
+    @Override
+    public void close() {
+        pipe.close();
     }
 }

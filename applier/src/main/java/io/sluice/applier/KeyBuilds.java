@@ -83,10 +83,17 @@ final class KeyBuilds implements AutoCloseable {
         return pending.contains(plan.id());
     }
 
-    /** Inside the chunk's transaction: records the partition as loaded when this chunk completes its copy. */
-    void chunkCompleted(Connection c, PartitionState ps) throws SQLException {
+    /**
+     * Inside the chunk's transaction: records the partition as loaded when this chunk completes its copy, and with
+     * {@code everyPartition} every partition of the table (direct chunks, recorded for each partition by this one).
+     */
+    void chunkCompleted(Connection c, PartitionState ps, boolean everyPartition) throws SQLException {
         if (blocks(ps.plan) && ps.chunks.complete()) {
-            state.saveLoaded(c, ps.plan.def(), ps.partition);
+            for (int p = 0; p < partitions; p++) {
+                if (p == ps.partition || everyPartition) {
+                    state.saveLoaded(c, ps.plan.def(), p);
+                }
+            }
             due = true;
         }
     }
@@ -105,7 +112,9 @@ final class KeyBuilds implements AutoCloseable {
             check = null;
             for (TableId t : built) {
                 if (pending.remove(t)) {
-                    release(parts.getOrDefault(t, Map.of()).values());
+                    Collection<PartitionState> of = parts.getOrDefault(t, Map.of()).values();
+                    reloadChunks(of);
+                    release(of);
                 }
             }
         }
@@ -207,6 +216,34 @@ final class KeyBuilds implements AutoCloseable {
         c.commit();
         log.info("{}: key built in {} ms; releasing its change events", plan, (System.nanoTime() - started) / 1_000_000);
         return true;
+    }
+
+    /**
+     * Before a table's events are released: each partition learns the chunks recorded for it by another partition's task
+     * (direct chunks are copied by one task and recorded for all, {@link InServerChunks}); without them an event would
+     * be judged against an incomplete index. A no-op for chunks this task recorded itself.
+     */
+    private void reloadChunks(Collection<PartitionState> parts) throws SQLException {
+        if (parts.isEmpty()) {
+            return;
+        }
+        Connection c = pool.take();
+        try {
+            for (PartitionState ps : parts) {
+                int before = ps.chunks.size();
+                for (Chunk chunk : state.chunks(c, ps.plan.def(), ps.partition)) {
+                    ps.chunks.add(chunk);
+                }
+                if (ps.chunks.size() != before) {
+                    log.info("{}: {} chunks recorded by another partition's task", ps, ps.chunks.size() - before);
+                }
+            }
+            c.rollback();
+        } catch (SQLException | RuntimeException e) {
+            pool.discard(c);
+            throw e;
+        }
+        pool.give(c);
     }
 
     private void release(Collection<PartitionState> parts) {

@@ -175,17 +175,7 @@ final class StateStore {
                 }
             }
         }
-        List<Chunk> done = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT range_id, chunk_seq, lo_key, hi_key, snapshot, row_count FROM " + chunks
-                + " WHERE pipeline = ? AND source_table = ? AND part = ? ORDER BY range_id, chunk_seq")) {
-            bindKey(ps, name, part);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    done.add(new Chunk(rs.getInt(1), rs.getLong(2), decodeKey(table, rs.getString(3)),
-                            decodeKey(table, rs.getString(4)), SnapshotPosition.decode(rs.getString(5)), rs.getLong(6)));
-                }
-            }
-        }
+        List<Chunk> done = chunks(c, table, part);
         long pastCopyFrom = -1;
         try (PreparedStatement ps = c.prepareStatement("SELECT change_offset FROM " + pastCopy
                 + " WHERE pipeline = ? AND source_table = ? AND part = ?")) {
@@ -197,6 +187,22 @@ final class StateStore {
             }
         }
         return new Claimed(generation, copyOffset, changeOffset, ended, done, pastCopyFrom);
+    }
+
+    /** The completed chunks recorded for partition {@code part} of the table, in range and chunk order. */
+    List<Chunk> chunks(Connection c, TableDef table, int part) throws SQLException {
+        List<Chunk> done = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT range_id, chunk_seq, lo_key, hi_key, snapshot, row_count FROM " + chunks
+                + " WHERE pipeline = ? AND source_table = ? AND part = ? ORDER BY range_id, chunk_seq")) {
+            bindKey(ps, tableKey(table.id()), part);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    done.add(new Chunk(rs.getInt(1), rs.getLong(2), decodeKey(table, rs.getString(3)),
+                            decodeKey(table, rs.getString(4)), SnapshotPosition.decode(rs.getString(5)), rs.getLong(6)));
+                }
+            }
+        }
+        return done;
     }
 
     /** Locks the partition's state row and checks this applier still owns it. Call first in every commit. */

@@ -24,6 +24,7 @@ public final class TablePlan {
     private final SourceDialect source;
     private final KeyPartitioner keys;
     private SourceRows sourceRows;
+    private ConnectionFactory sourceConnections;
     private boolean mergedCopy;
     private InServerCopy inServer;
     private List<String> targetColumns;
@@ -70,6 +71,7 @@ public final class TablePlan {
     /** Lets the applier read current source rows by key (see {@link SourceRows}); without it such rows fail loudly. */
     public TablePlan withSourceReads(ConnectionFactory connections, String jdbcUrl) {
         this.sourceRows = new SourceRows(source, connections, jdbcUrl, def);
+        this.sourceConnections = connections;
         return this;
     }
 
@@ -104,6 +106,11 @@ public final class TablePlan {
 
     List<String> targetColumns() {
         return targetColumns;
+    }
+
+    /** Sessions on the source, for chunks the applier reads itself ({@link SourcePipe}); null without source reads. */
+    ConnectionFactory sourceConnections() {
+        return sourceConnections;
     }
 
     SourceRows sourceRows() {

@@ -101,20 +101,20 @@ public final class ChunkEncoder {
     }
 
     /**
-     * A chunk the applier copies inside the server: one IN_SERVER message with its bounds (partition 0, the only one:
-     * {@link Copier#copyInServer} refuses more), and RANGE_END after the range's last chunk.
+     * A chunk the applier copies itself (inside the server, or straight from the source): one IN_SERVER message with its
+     * bounds on partition 0, whose applier task copies it and, with several partitions, records it for each
+     * ({@link Copier#copyInServer} allows only one, {@link Copier#copyDirect} any); after the range's last chunk a
+     * RANGE_END on every partition, as for rows, so each partition's progress shows the range ended.
      */
     private List<CopyRecord> encodeInServer(Chunk chunk) {
-        if (partitions != 1) {
-            throw new IllegalStateException("an in-server chunk needs one partition, the copy topic of " + table.id() + " has "
-                    + partitions);
-        }
-        List<CopyRecord> out = new ArrayList<>(2);
+        List<CopyRecord> out = new ArrayList<>(1 + partitions);
         out.add(new CopyRecord(0, CopyMessage.Type.IN_SERVER,
                 CopyMessage.inServer(table.id(), chunk.range().rangeId(), chunk.seq(), chunk.lo(), chunk.hi()).encode(table)));
         if (chunk.lastInRange()) {
-            out.add(new CopyRecord(0, CopyMessage.Type.RANGE_END,
-                    CopyMessage.rangeEnd(table.id(), chunk.range().rangeId(), chunk.seq()).encode(table)));
+            byte[] end = CopyMessage.rangeEnd(table.id(), chunk.range().rangeId(), chunk.seq()).encode(table);
+            for (int p = 0; p < partitions; p++) {
+                out.add(new CopyRecord(p, CopyMessage.Type.RANGE_END, end));
+            }
         }
         return out;
     }

@@ -49,6 +49,8 @@ public final class Chunker implements AutoCloseable {
     private final EncodedChunkReader encodedReader;
     /** Plans bounds only, the applier copies the rows inside the server ({@link #inServer(InServerCopy)}); or null. */
     private InServerCopy inServer;
+    /** Rows per chunk planned by bounds only. */
+    private int boundsRows;
     private Connection connection;
     private Object[] lo;
     private long nextSeq;
@@ -69,10 +71,11 @@ public final class Chunker implements AutoCloseable {
 
     /**
      * Plans every chunk's bounds with {@code copy}'s index-only query instead of reading its rows: each chunk is
-     * {@code chunk.rows.initial} rows (the adaptation measures reads, and there are none here).
+     * {@code rows} rows (the adaptation measures reads, and there are none here).
      */
-    public Chunker inServer(InServerCopy copy) {
+    public Chunker inServer(InServerCopy copy, int rows) {
         this.inServer = copy;
+        this.boundsRows = rows;
         return this;
     }
 
@@ -237,14 +240,14 @@ public final class Chunker implements AutoCloseable {
     }
 
     /**
-     * The next chunk's bounds only: its {@code hi} is the key {@code chunk.rows.initial} rows after {@code lo}, or the
+     * The next chunk's bounds only: its {@code hi} is the key {@link #inServer rows} rows after {@code lo}, or the
      * range's end when fewer are left. The bounds tile the range as read chunks do (each starts at the previous hi);
      * which rows fall in them is decided when the applier copies them.
      */
     private Chunk planInServer() throws SQLException {
         Object[] hi = range.hi();
         long started = System.nanoTime();
-        Object[] end = inServer.chunkEnd(connection, table, lo, hi, config.chunkRowsInitial());
+        Object[] end = inServer.chunkEnd(connection, table, lo, hi, boundsRows);
         boolean last = end == null || (hi != null && Arrays.deepEquals(end, hi));
         Object[] chunkHi = last ? hi : end;
         Chunk chunk = Chunk.inServer(range, nextSeq, lo, chunkHi, last, System.nanoTime() - started);

@@ -100,6 +100,8 @@ public final class Copier implements AutoCloseable {
     private final Map<TableId, CopierMetrics> metrics = new ConcurrentHashMap<>();
     private final boolean readAhead;
     private boolean inServer;
+    /** Tables whose chunks the applier reads from the source itself ({@link #copyDirect}). */
+    private java.util.Set<TableId> direct = java.util.Set.of();
     private ExecutorService reader;
     private Future<Copied> ahead;
     private boolean gateOpen;
@@ -162,6 +164,20 @@ public final class Copier implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Sends chunk bounds instead of rows for {@code tables}, whose applier reads each chunk from the source and streams it
+     * into the target itself (copier.copy-direct: PostgreSQL to PostgreSQL, tables the applier creates without their
+     * key). Call before {@link #add}. Any partition count: the bounds go to partition 0, whose applier task records the
+     * chunk for every partition (merge.md, "Direct chunks").
+     */
+    public Copier copyDirect(java.util.Collection<TableId> tables) {
+        if (!tables.isEmpty() && dialect.inServerCopy() == null) {
+            throw new IllegalArgumentException("the " + dialect.name() + " source cannot plan chunk bounds");
+        }
+        this.direct = java.util.Set.copyOf(tables);
+        return this;
+    }
+
     /** Queues {@code range}, continuing after {@code resume} (null: from its first chunk); a done range is skipped. */
     public void add(CopyRange range, Progress resume) {
         if (resume != null && resume.done()) {
@@ -169,7 +185,12 @@ public final class Copier implements AutoCloseable {
         }
         Chunker chunker = new Chunker(dialect, source, range, config, metrics(range.table().id()));
         if (inServer) {
-            chunker.inServer(dialect.inServerCopy());
+            chunker.inServer(dialect.inServerCopy(), config.chunkRowsInitial());
+        } else if (direct.contains(range.table().id())) {
+            // No row passes through this task, so memory and the read's duration do not bound a direct chunk; the
+            // largest row limit halves its per-chunk cost against 20k rows (5M rows: 16.9 against 23.8 s of rows).
+            chunker.inServer(dialect.inServerCopy(), config.chunkRowsMax());
+            log.info("{}: sending chunk bounds only; the applier streams each chunk's rows from the source (copier.copy-direct)", range);
         }
         if (resume != null) {
             chunker.resumeAfter(resume.seq(), resume.hi());

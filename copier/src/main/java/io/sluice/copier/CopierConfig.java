@@ -119,10 +119,23 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
                     + "table (messages readable by appliers older than this setting). Off by default until measured: 1M rows PostgreSQL to "
                     + "PostgreSQL gave JVM CPU 14.9/11.7 s on against 18.0/10.6 s off, within this machine's noise.").build();
 
+    /** Read by the assembly (sluice replicate), which names the tables it applies to in copy.direct.tables. */
+    public static final Setting<Boolean> COPY_DIRECT = Setting.builder("copy.direct", SettingType.BOOLEAN)
+            .defaultValue(true)
+            .description("PostgreSQL to PostgreSQL: for each table the applier creates (and loads without its key, "
+                    + "applier.key-after-copy), the copier sends only each chunk's key bounds and the applier streams the "
+                    + "chunk's rows from the source's COPY into the target's COPY itself, as they are: no row passes through "
+                    + "Kafka or is decoded. Each chunk still records its snapshot's position, so the merge is unchanged. One "
+                    + "applier task copies a table's chunks one after another; the others wait with the table's events until "
+                    + "its key is built. Tables with a column type whose binary form is not shared by every server (arrays, "
+                    + "enums, domains, composites, types carried as text), a column mapping, or an existing target table take "
+                    + "the copy topic. false: every chunk's rows go through Kafka (for a copier and applier that must not "
+                    + "both reach the source).").build();
+
     public static final List<Setting<?>> ALL = List.of(CHUNK_ROWS_INITIAL, CHUNK_ROWS_MIN, CHUNK_ROWS_MAX, CHUNK_BYTES_MAX,
             CHUNK_DURATION_TARGET, PACKET_SIZE, MESSAGE_MAX_BYTES, FETCH_SIZE, PARALLELISM, SPLIT_MIN_ROWS, SPLIT_RANGES,
             RETRIES, THROTTLE_WAIT, THROTTLE_CHECK_INTERVAL, THROTTLE_THREADS_RUNNING_MAX, THROTTLE_HISTORY_LENGTH_MAX,
-            THROTTLE_ROWS_PER_SECOND, READ_AHEAD, ENCODE_ONCE);
+            THROTTLE_ROWS_PER_SECOND, READ_AHEAD, ENCODE_ONCE, COPY_DIRECT);
 
     public static final Settings SETTINGS = new Settings("copier", ALL);
 

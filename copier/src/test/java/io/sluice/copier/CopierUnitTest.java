@@ -84,7 +84,7 @@ class CopierUnitTest {
     }
 
     @Test
-    void anInServerChunkIsOneBoundsMessageOnTheOnlyPartition() {
+    void aBoundsOnlyChunkIsOneMessageOnPartitionZeroAndItsRangeEndsOnEveryPartition() {
         CopyRange range = new CopyRange(TABLE, 2, null, null);
         List<CopyRecord> mid = new ChunkEncoder(TABLE, 1, CopierConfig.defaults())
                 .encode(Chunk.inServer(range, 4, new Object[] {10L}, new Object[] {30L}, false, 1));
@@ -99,9 +99,13 @@ class CopierUnitTest {
         List<CopyRecord> last = new ChunkEncoder(TABLE, 1, CopierConfig.defaults())
                 .encode(Chunk.inServer(range, 5, new Object[] {30L}, null, true, 1));
         assertThat(last).extracting(CopyRecord::type).containsExactly(CopyMessage.Type.IN_SERVER, CopyMessage.Type.RANGE_END);
-        // A range holds keys of every partition and only one task may write a key: never more than one partition.
-        assertThatThrownBy(() -> new ChunkEncoder(TABLE, 2, CopierConfig.defaults())
-                .encode(Chunk.inServer(range, 5, null, null, true, 1))).hasMessageContaining("one partition");
+        // Direct chunks with three partitions: partition 0's task copies and records the chunk for all three, whose
+        // progress each shows the range ended.
+        List<CopyRecord> three = new ChunkEncoder(TABLE, 3, CopierConfig.defaults())
+                .encode(Chunk.inServer(range, 5, new Object[] {30L}, null, true, 1));
+        assertThat(three).extracting(CopyRecord::type).containsExactly(CopyMessage.Type.IN_SERVER, CopyMessage.Type.RANGE_END,
+                CopyMessage.Type.RANGE_END, CopyMessage.Type.RANGE_END);
+        assertThat(three).extracting(CopyRecord::partition).containsExactly(0, 0, 1, 2);
     }
 
     @Test

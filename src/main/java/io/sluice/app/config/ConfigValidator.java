@@ -249,14 +249,17 @@ public final class ConfigValidator {
             problems.add("target: " + p);
         }
         boolean create = config.get(ConfigSchema.TARGET, ConfigSchema.TARGET_CREATE_TABLES);
+        boolean keyAfterCopy = config.get(ConfigSchema.APPLIER, io.sluice.applier.ApplierSettings.KEY_AFTER_COPY);
         List<PlannedTable> out = new ArrayList<>();
         for (PlannedTable t : planned) {
             boolean exists = dialect.tableExists(target, t.target());
+            boolean keyless = false;
             if (!exists && !create) {
                 problems.add("target table " + t.target() + " (for " + t.source().id() + ") does not exist and target.create-tables is false");
             } else if (!exists) {
                 try {
                     dialect.createTableDdl(t.mapped(), t.target()); // only to learn whether every type maps
+                    keyless = keyAfterCopy && dialect.createTableWithoutKeyDdl(target, t.mapped(), t.target()) != null;
                     for (String p : dialect.typeProblems(target, t.mapped(), t.target())) {
                         problems.add("target table " + t.target() + " (for " + t.source().id() + "): " + p);
                     }
@@ -266,7 +269,7 @@ public final class ConfigValidator {
             } else if (forRun) {
                 problems.addAll(TargetPreflight.check(config, dialect, target, t));
             }
-            out.add(new PlannedTable(t.source(), t.mapped(), t.target(), t.mapping(), exists, t.estimatedRows()));
+            out.add(new PlannedTable(t.source(), t.mapped(), t.target(), t.mapping(), exists, t.estimatedRows(), keyless));
         }
         return out;
     }

@@ -12,7 +12,13 @@ import io.sluice.spi.model.TableId;
  * @param mapping       the configured mapping (or {@link TableMapping#NONE})
  * @param targetExists  whether the target table already exists (a resumed run, or a pre-created table)
  * @param estimatedRows the source's row estimate from statistics, for progress; 0 when unknown
+ * @param keylessLoad   whether the applier will create the target table without its key and build the key after the
+ *                      copy (applier.key-after-copy, a target that can: TargetDialect#createTableWithoutKeyDdl)
  */
 public record PlannedTable(TableDef source, TableDef mapped, TableId target, TableMapping mapping,
-                           boolean targetExists, long estimatedRows) {
+                           boolean targetExists, long estimatedRows, boolean keylessLoad) {
+
+    public PlannedTable(TableDef source, TableDef mapped, TableId target, TableMapping mapping, boolean targetExists, long estimatedRows) {
+        this(source, mapped, target, mapping, targetExists, estimatedRows, false);
+    }
 }

@@ -11,6 +11,8 @@ import io.sluice.copier.connect.CopierConnectorConfig;
 import io.sluice.copier.connect.CopierSourceConnector;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.dialect.Dialects;
+import io.sluice.spi.dialect.SourceDialect;
+import io.sluice.spi.dialect.TargetDialect;
 import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.spi.model.TableList;
 import io.sluice.spi.config.ConfigException;
@@ -82,7 +84,29 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
                 b.applier(Map.of(ApplierSettings.MERGED_COPY_TABLES.key(), TableList.format(kept)));
             }
         }
+        List<TableId> direct = plan.tables().stream().filter(t -> copiesDirect(plan, t)).map(t -> t.source().id()).toList();
+        if (!direct.isEmpty()) {
+            b.copier(Map.of(CopierConnectorConfig.COPY_DIRECT_TABLES.key(), TableList.format(direct)));
+        }
         return b.build();
+    }
+
+    /** replicate's choice of {@link #copiesDirect(boolean, SourceDialect, TargetDialect, TableDef, boolean, boolean)} for a planned table. */
+    static boolean copiesDirect(ValidatedPlan plan, PlannedTable t) {
+        return copiesDirect(plan.config().get(ConfigSchema.COPIER, CopierConfig.COPY_DIRECT), plan.sourceDialect(), plan.targetDialect(),
+                t.source(), !t.mapped().columns().equals(t.source().columns()), t.keylessLoad() && !t.targetExists());
+    }
+
+    /**
+     * copier.copy-direct: whether the applier streams the table's chunks from the source itself (design/copier.md,
+     * "Direct chunks"): where the rows can go as they are (one engine, every column's binary form shared by every
+     * server, no column renamed or left out) and the applier creates the table without its key ({@code keylessLoad}),
+     * so the table's events wait until every partition knows every chunk. The one rule for replicate and the bench.
+     */
+    public static boolean copiesDirect(boolean enabled, SourceDialect source, TargetDialect target, TableDef table, boolean mapsColumns,
+                                       boolean keylessLoad) {
+        return enabled && keylessLoad && !mapsColumns && source.name().equals(target.name())
+                && source.inServerCopy() != null && source.encodedReader(table) != null;
     }
 
     /**

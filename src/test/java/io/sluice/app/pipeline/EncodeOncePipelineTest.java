@@ -25,10 +25,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code copier.encode-once}: a PostgreSQL table of every common scalar type (NULLs, NaN, -0, infinities, BC dates, unicode,
+ * {@code copier.copy-direct} and {@code copier.encode-once}: a PostgreSQL table of every common scalar type (NULLs, NaN, -0, infinities, BC dates, unicode,
  * quotes and backslashes in a text key column, which the chunk bounds write as literals) is copied PostgreSQL →
- * PostgreSQL through the real pipeline with its rows carried as binary COPY tuples, and again with the row codec;
- * both targets must equal the source row by row. A table with an array column takes the row codec (the rule in
+ * PostgreSQL through the real pipeline three ways: streamed by the applier from the source's COPY (the default), carried
+ * through Kafka as binary COPY tuples, and with the row codec; every target must equal the source row by row. A table with an array column takes the row codec (the rule in
  * {@code PgBinaryRows}) and is copied intact beside it.
  */
 class EncodeOncePipelineTest {
@@ -71,7 +71,7 @@ class EncodeOncePipelineTest {
     }
 
     @Test
-    void everyScalarTypeArrivesIdenticalWithAndWithoutEncodeOnce() throws Exception {
+    void everyScalarTypeArrivesIdenticalDirectEncodedOnceAndDecoded() throws Exception {
         PostgresServer pg = TestServers.postgres();
         String src = pg.createDatabase("encsrc");
         try (Connection c = pg.connect(src)) {
@@ -87,8 +87,9 @@ class EncodeOncePipelineTest {
             arrays = rows(c, "arrays", "id");
         }
         assertThat(scalars).hasSize(1204);
-        for (boolean encodeOnce : new boolean[] {true, false}) {
-            String dst = pg.createDatabase("encdst" + encodeOnce);
+        for (String mode : List.of("direct", "encoded", "decoded")) {
+            boolean encodeOnce = mode.equals("encoded");
+            String dst = pg.createDatabase("encdst" + mode);
             String name = TestServers.uniqueName("enc").toLowerCase().replaceAll("[^a-z0-9_]", "_");
             String yaml = """
                     pipeline: {name: %s}
@@ -98,20 +99,20 @@ class EncodeOncePipelineTest {
                     kafka: {partitions: 3, state-dir: "%s"}
                     http: {enabled: false}
                     applier: {commit.interval: 200ms}
-                    copier: {encode.once: %s, parallelism: 2, chunk.rows.initial: 100, chunk.rows.min: 50, chunk.rows.max: 200, packet.size: 4KiB}
+                    copier: {copy.direct: %s, encode.once: %s, parallelism: 2, chunk.rows.initial: 100, chunk.rows.min: 50, chunk.rows.max: 200, packet.size: 4KiB}
                     """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
-                    Path.of("target", "encode-once-test-" + System.nanoTime()), encodeOnce);
+                    Path.of("target", "encode-once-test-" + System.nanoTime()), mode.equals("direct"), encodeOnce);
             try (Connection target = pg.connect(dst);
                  Pipeline p = new Pipeline(ConfigValidator.standard().validate(ConfigLoader.parse(yaml, null)),
                          v -> PipelineRuntime.start(v.config()))) {
                 p.start();
-                PartitionedPipelineTest.await("the copy (encode.once " + encodeOnce + ")", p, Duration.ofMinutes(4),
+                PartitionedPipelineTest.await("the copy (" + mode + ")", p, Duration.ofMinutes(4),
                         () -> p.status().phase() == Phase.STREAMING);
                 PartitionedPipelineTest.await("every row", p, Duration.ofMinutes(1), () -> count(target, "scalars") == scalars.size()
                         && count(target, "arrays") == arrays.size());
                 List<String> copied = rows(target, "scalars", "id, k");
                 for (int i = 0; i < scalars.size(); i++) {
-                    assertThat(copied.get(i)).as("row %d with encode.once %s", i, encodeOnce).isEqualTo(scalars.get(i));
+                    assertThat(copied.get(i)).as("row %d, %s", i, mode).isEqualTo(scalars.get(i));
                 }
                 assertThat(rows(target, "arrays", "id")).isEqualTo(arrays);
             }

@@ -35,6 +35,8 @@ import java.util.UUID;
 final class PgEncodedReader implements EncodedChunkReader {
     /** Signature, flags field and header-extension length of a binary COPY stream. */
     private static final int HEADER = 11 + 4 + 4;
+    /** Bytes of whole tuples {@link #pipe} hands to the writer at once. */
+    private static final int PIPE_PIECE = 256 * 1024;
 
     private final TableDef table;
     private final String columns;
@@ -70,7 +72,76 @@ final class PgEncodedReader implements EncodedChunkReader {
         if (hi != null) {
             sql.append(lo != null ? " AND (" : " WHERE (").append(keys).append(") <= (").append(literals(hi)).append(')');
         }
-        return sql.append(" ORDER BY ").append(keys).append(" LIMIT ").append(limit).append(") TO STDOUT (FORMAT binary)").toString();
+        sql.append(" ORDER BY ").append(keys);
+        if (limit > 0) {
+            sql.append(" LIMIT ").append(limit);
+        }
+        return sql.append(") TO STDOUT (FORMAT binary)").toString();
+    }
+
+    /**
+     * The whole range in one COPY, forwarded as complete tuples in pieces of about {@link #PIPE_PIECE} bytes: the
+     * header is dropped (the writer sends its own), and so is the trailer, which ends the stream.
+     */
+    @Override
+    public long pipe(Connection connection, Object[] lo, Object[] hi, io.sluice.spi.dialect.BulkWriter into) throws SQLException {
+        CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql(lo, hi, 0));
+        byte[] b = new byte[2 * PIPE_PIECE];
+        int size = 0;        // bytes held in b
+        int pos = -1;        // start of the next tuple to parse; -1 until the header is read
+        int sent = 0;        // start of the tuples parsed but not yet written
+        int pending = 0;     // tuples in [sent, pos)
+        long rows = 0;
+        boolean trailer = false;
+        try {
+            byte[] piece;
+            while ((piece = copy.readFromCopy()) != null) {
+                if (trailer) {
+                    throw new SQLException("binary COPY of " + table.id() + " sent data after its trailer");
+                }
+                if (size + piece.length > b.length) {   // keep only what is not written yet, then grow if still short
+                    int keep = size - sent;
+                    System.arraycopy(b, sent, b, 0, keep);
+                    pos -= pos < 0 ? 0 : sent;
+                    size = keep;
+                    sent = 0;
+                    if (size + piece.length > b.length) {
+                        b = Arrays.copyOf(b, Math.max(2 * b.length, size + piece.length));
+                    }
+                }
+                System.arraycopy(piece, 0, b, size, piece.length);
+                size += piece.length;
+                if (pos < 0) {
+                    if (size < HEADER || size < HEADER + PgBinaryRows.int4(b, HEADER - 4)) {
+                        continue;
+                    }
+                    pos = HEADER + PgBinaryRows.int4(b, HEADER - 4);
+                    sent = pos;
+                }
+                int end;
+                while ((end = tupleEnd(b, pos, size)) >= 0) {
+                    pos = end;
+                    pending++;
+                }
+                if (end == -2) {
+                    trailer = true;
+                }
+                if (pos - sent >= PIPE_PIECE || (trailer && pending > 0)) {
+                    into.writeEncoded(b, sent, pos - sent, pending);
+                    rows += pending;
+                    sent = pos;
+                    pending = 0;
+                }
+            }
+        } finally {
+            if (copy.isActive()) {
+                copy.cancelCopy();
+            }
+        }
+        if (!trailer) {
+            throw new SQLException("binary COPY of " + table.id() + " ended without its trailer after " + rows + " rows");
+        }
+        return rows;
     }
 
     @Override

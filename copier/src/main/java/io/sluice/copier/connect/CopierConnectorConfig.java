@@ -23,7 +23,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
                                     String jdbcUrl, String user, String password, String bootstrapServers,
                                     int replicationFactor, boolean streamReadyCheck, String slotName,
                                     String applierGroup, long applierLagMax, ZeroDates zeroDates, boolean copyInServer,
-                                    Map<String, Object> adminProps) {
+                                    List<TableId> copyDirect, Map<String, Object> adminProps) {
 
     // The pipeline-wide settings, declared once for both connectors (PipelineSettings).
     public static final Setting<String> PIPELINE = PipelineSettings.PIPELINE;
@@ -56,8 +56,14 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
                     + "source's server. Only for a target table on the source's server with one partition (sluice alter sets it "
                     + "from alter.copy-in-server); the applier refuses such chunks otherwise.").build();
 
+    public static final Setting<List<TableId>> COPY_DIRECT_TABLES = Setting.builder("copy.direct.tables", SettingType.TABLES)
+            .defaultValue(List.of())
+            .description("Tables whose chunks go as key bounds only: the applier reads each chunk from the source and streams it "
+                    + "into the target itself. Written by sluice replicate from copier.copy-direct (PostgreSQL to PostgreSQL, "
+                    + "tables the applier creates without their key); the applier refuses such chunks for any other table.").build();
+
     private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, SOURCE_URL, USER, PASSWORD, ZERO_DATES, BOOTSTRAP,
-            REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX, COPY_IN_SERVER);
+            REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX, COPY_IN_SERVER, COPY_DIRECT_TABLES);
     public static final Settings SETTINGS;
 
     static {
@@ -90,6 +96,6 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
         return new CopierConnectorConfig(copier, v.get(PIPELINE), v.get(TABLES), v.get(PARTITIONS),
                 v.get(SOURCE_URL), v.get(USER), v.get(PASSWORD), v.get(BOOTSTRAP), v.get(REPLICATION),
                 v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX),
-                ZeroDates.parse(v.get(ZERO_DATES)), v.get(COPY_IN_SERVER), Map.copyOf(admin));
+                ZeroDates.parse(v.get(ZERO_DATES)), v.get(COPY_IN_SERVER), v.get(COPY_DIRECT_TABLES), Map.copyOf(admin));
     }
 }

@@ -78,6 +78,11 @@ public class CopierSourceTask extends SourceTask {
                 throw new ConnectException(CopierConnectorConfig.COPY_IN_SERVER.key() + ": " + e.getMessage(), e);
             }
         }
+        try {
+            copier.copyDirect(config.copyDirect());
+        } catch (IllegalArgumentException e) {
+            throw new ConnectException(CopierConnectorConfig.COPY_DIRECT_TABLES.key() + ": " + e.getMessage(), e);
+        }
         for (CopyUnit u : assigned) {
             TableDef def = defs.get(u.table());
             CopyRange range = RangePlanner.ranges(def, KeyText.plan(def, u.plan())).get(u.rangeId());
