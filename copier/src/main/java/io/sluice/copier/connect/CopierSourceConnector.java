@@ -76,7 +76,11 @@ public class CopierSourceConnector extends SourceConnector {
                     : Integer.parseInt(props.getOrDefault("tasks.max", "1")));
             for (TableDef def : defs) {
                 List<Object[]> stored = storedPlan(def);
-                plans.put(def.id(), stored != null ? stored : RangePlanner.splitPoints(dialect, c, def, config.copier(), ranges));
+                // A direct table's chunks are copied one after another by one applier task, so ranges read in parallel
+                // would only interleave them: one range loads the table in key order (its key build then sorts presorted
+                // rows; at 5M rows the copy took as long either way, 23.4-30.3 against 25.9-26.6 s).
+                int split = config.copyDirect().contains(def.id()) ? 1 : ranges;
+                plans.put(def.id(), stored != null ? stored : RangePlanner.splitPoints(dialect, c, def, config.copier(), split));
             }
         } catch (PlanException e) {
             throw new ConnectException(e.getMessage(), e);
