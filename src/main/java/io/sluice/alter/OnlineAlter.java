@@ -524,8 +524,14 @@ public final class OnlineAlter {
                 plan.names().shadow(), plan.forwardMapping(), partitions, runtime, api, kafka);
         // The shadow is on the table's server: the applier copies each chunk there with one INSERT … SELECT. Engines
         // without an in-server copy (MySQL) take the row path, still through the one partition the option implies.
-        if (options.copyInServer() && Dialects.source(db.jdbcUrl()).inServerCopy() != null) {
+        // A source-load probe holds the copier's own reads; the in-server chunks it plans are copied by the applier,
+        // which it would plan ahead of without bound, so a probed copy reads its rows itself.
+        boolean probed = io.sluice.copier.CopierConfig.parse(runtime.copier()).probesSource();
+        if (options.copyInServer() && Dialects.source(db.jdbcUrl()).inServerCopy() != null && !probed) {
             p.copyInServer();
+        } else if (options.copyInServer() && probed) {
+            log.info("{}: copying through the row path, as a source-load throttle (copier.throttle-threads-running-max or "
+                    + "-history-length-max) holds only the copier's own reads", options.table());
         }
         return p;
     }

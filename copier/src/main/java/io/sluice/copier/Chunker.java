@@ -79,6 +79,11 @@ public final class Chunker implements AutoCloseable {
         return this;
     }
 
+    /** Rows each chunk of bounds is planned for ({@link #inServer}); 0 for chunks that are read. */
+    public int boundsRows() {
+        return inServer == null ? 0 : boundsRows;
+    }
+
     /** Continues after a chunk that completed earlier (from a resume offset): the next chunk starts at its hi. */
     public void resumeAfter(long completedSeq, Object[] completedHi) {
         this.nextSeq = completedSeq + 1;

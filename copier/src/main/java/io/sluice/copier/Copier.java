@@ -256,7 +256,9 @@ public final class Copier implements AutoCloseable {
     private Copied read(Work work) throws CopyFailedException {
         try {
             Chunk chunk = work.chunker().next();
-            throttler.copied(work.range().table().id(), chunk.rowCount());
+            // A chunk of bounds counts the rows it was planned for (the applier copies them): a rate limit then paces
+            // the planning, and with it the copy, which cannot run ahead of the bounds.
+            throttler.copied(work.range().table().id(), chunk.inServer() ? work.chunker().boundsRows() : chunk.rowCount());
             return new Copied(work.range(), chunk, work.encoder().encode(chunk));
         } catch (Exception e) {
             // The range names table and key bounds: the first thing an operator needs from a failed copy.

@@ -130,7 +130,8 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
                     + "its key is built. Tables with a column type whose binary form is not shared by every server (arrays, "
                     + "enums, domains, composites, types carried as text), a column mapping, or an existing target table take "
                     + "the copy topic. false: every chunk's rows go through Kafka (for a copier and applier that must not "
-                    + "both reach the source).").build();
+                    + "both reach the source). A copy held by a source-load probe (throttle.threads.running.max, "
+                    + "throttle.history.length.max) takes the copy topic too: the probes hold the copier's own reads.").build();
 
     public static final List<Setting<?>> ALL = List.of(CHUNK_ROWS_INITIAL, CHUNK_ROWS_MIN, CHUNK_ROWS_MAX, CHUNK_BYTES_MAX,
             CHUNK_DURATION_TARGET, PACKET_SIZE, MESSAGE_MAX_BYTES, FETCH_SIZE, PARALLELISM, SPLIT_MIN_ROWS, SPLIT_RANGES,
@@ -146,6 +147,15 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
         if (packetSize > messageMaxBytes) {
             throw new IllegalArgumentException("packet.size (" + packetSize + " bytes) is above message.max.bytes (" + messageMaxBytes + " bytes)");
         }
+    }
+
+    /**
+     * Whether a source-load probe holds the copy (threads running, history length). It holds the reads the copier
+     * makes; chunks of bounds are read by the applier, which the copier plans ahead of by up to the whole table, so
+     * such a copy keeps its rows in the copier (no direct chunks).
+     */
+    public boolean probesSource() {
+        return throttleThreadsRunningMax > 0 || throttleHistoryLengthMax > 0;
     }
 
     public static CopierConfig from(Settings.Values v) {
