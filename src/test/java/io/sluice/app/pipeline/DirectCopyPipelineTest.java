@@ -16,14 +16,9 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -76,7 +71,7 @@ class DirectCopyPipelineTest {
 
         try (Connection source = pg.connect(src); Connection target = pg.connect(dst);
              Pipeline p = new Pipeline(plan, v -> PipelineRuntime.start(v.config()))) {
-            try (Writers writers = new Writers(pg, src)) {
+            try (WriterThreads writers = writers(pg, src)) {
                 writers.awaitTransactions(20);
                 p.start();
                 PartitionedPipelineTest.await("the copy to finish", p, Duration.ofMinutes(4), () -> p.status().phase() == Phase.STREAMING);
@@ -94,78 +89,18 @@ class DirectCopyPipelineTest {
     }
 
     /** Two writers on both tables: inserts, updates, deletes, key moves (a delete and an insert) and two-statement transactions. */
-    static final class Writers implements AutoCloseable {
-        private final AtomicBoolean stop = new AtomicBoolean();
-        private final AtomicInteger transactions = new AtomicInteger();
-        private final List<Thread> threads = new ArrayList<>();
-        private final List<Throwable> failures = new ArrayList<>();
-
-        Writers(PostgresServer pg, String db) {
-            for (int t = 0; t < 2; t++) {
-                int seed = t;
-                Thread thread = new Thread(() -> run(pg, db, seed), "direct-writer-" + t);
-                thread.start();
-                threads.add(thread);
+    private static WriterThreads writers(PostgresServer pg, String db) {
+        AtomicLong next = new AtomicLong(1_000_000);
+        return new WriterThreads("direct-writer", 2, () -> pg.connect(db), Set.of("40P01", "23505"), (s, r) -> {
+            long id = 1 + r.nextInt(ROWS);
+            switch (r.nextInt(7)) {
+                case 0 -> s.execute("INSERT INTO acc VALUES (" + next.getAndIncrement() + ", 'new', 1, 'inserted', now())");
+                case 1, 2 -> s.execute("UPDATE acc SET v = v + 1, note = note || 'u' WHERE id = " + id);
+                case 3 -> s.execute("DELETE FROM acc WHERE id = " + id);
+                case 4 -> s.execute("UPDATE acc SET id = " + next.getAndIncrement() + " WHERE id = " + id);   // the key moves
+                case 5 -> s.execute("UPDATE tagged SET v = v + 1, tags = tags || 'u'::text WHERE id = " + (1 + r.nextInt(2000)));
+                default -> s.execute("UPDATE acc SET at = NULL, note = NULL WHERE id = " + id);
             }
-        }
-
-        private void run(PostgresServer pg, String db, int seed) {
-            ThreadLocalRandom r = ThreadLocalRandom.current();
-            long next = 1_000_000 + seed * 1_000_000L;
-            try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
-                c.setAutoCommit(false);
-                while (!stop.get()) {
-                    try {
-                        int statements = r.nextInt(4) == 0 ? 2 : 1;
-                        for (int i = 0; i < statements; i++) {
-                            long id = 1 + r.nextInt(ROWS);
-                            switch (r.nextInt(7)) {
-                                case 0 -> s.execute("INSERT INTO acc VALUES (" + next++ + ", 'new', 1, 'inserted', now())");
-                                case 1, 2 -> s.execute("UPDATE acc SET v = v + 1, note = note || 'u' WHERE id = " + id);
-                                case 3 -> s.execute("DELETE FROM acc WHERE id = " + id);
-                                case 4 -> s.execute("UPDATE acc SET id = " + next++ + " WHERE id = " + id);   // the key moves
-                                case 5 -> s.execute("UPDATE tagged SET v = v + 1, tags = tags || 'u'::text WHERE id = " + (1 + r.nextInt(2000)));
-                                default -> s.execute("UPDATE acc SET at = NULL, note = NULL WHERE id = " + id);
-                            }
-                        }
-                        c.commit();
-                        transactions.incrementAndGet();
-                    } catch (SQLException e) {
-                        c.rollback();
-                        if (!"40P01".equals(e.getSQLState()) && !"23505".equals(e.getSQLState())) {
-                            throw e;
-                        }
-                    }
-                    Thread.sleep(5);
-                }
-            } catch (Throwable e) {
-                synchronized (failures) {
-                    failures.add(e);
-                }
-            }
-        }
-
-        int transactions() {
-            return transactions.get();
-        }
-
-        void awaitTransactions(int n) throws InterruptedException {
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (transactions.get() < n && System.nanoTime() < deadline) {
-                synchronized (failures) {
-                    assertThat(failures).isEmpty();
-                }
-                Thread.sleep(50);
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join();
-            }
-            assertThat(failures).isEmpty();
-        }
+        });
     }
 }

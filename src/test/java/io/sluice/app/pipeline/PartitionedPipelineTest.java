@@ -21,11 +21,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -88,7 +84,7 @@ class PartitionedPipelineTest {
 
         try (Connection source = pg.connect(src); Connection target = pg.connect(dst);
              Pipeline p = new Pipeline(plan, v -> PipelineRuntime.start(v.config()))) {
-            try (Writers writers = new Writers(pg, src, 2)) {
+            try (WriterThreads writers = writers(pg, src, 2)) {
                 writers.awaitTransactions(30);
                 p.start();
                 await("the copy to finish", p, Duration.ofMinutes(4), () -> p.status().phase() == Phase.STREAMING);
@@ -162,83 +158,23 @@ class PartitionedPipelineTest {
      * Writer threads on both partitioned tables and the inheritance family: inserts, value updates, updates of
      * the partition key that move a row to another partition, deletes, and two-statement transactions.
      */
-    static final class Writers implements AutoCloseable {
-        private final AtomicBoolean stop = new AtomicBoolean();
-        private final AtomicInteger transactions = new AtomicInteger();
-        private final List<Thread> threads = new ArrayList<>();
-        private final List<Throwable> failures = new ArrayList<>();
-
-        Writers(PostgresServer pg, String db, int count) {
-            for (int t = 0; t < count; t++) {
-                int seed = t;
-                Thread thread = new Thread(() -> run(pg, db, seed), "partition-writer-" + t);
-                thread.start();
-                threads.add(thread);
+    static WriterThreads writers(PostgresServer pg, String db, int count) {
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong(10_000);
+        String[] regions = {"north", "south", "east", "west"};
+        return new WriterThreads("partition-writer", count, () -> pg.connect(db), java.util.Set.of("40P01", "23505"), (s, r) -> {
+            long id = 1 + r.nextInt(3000);
+            switch (r.nextInt(9)) {
+                case 0 -> s.execute("INSERT INTO ev VALUES (" + next.getAndIncrement() + ", DATE '2024-01-01' + " + r.nextInt(700) + ", 1)");
+                case 1 -> s.execute("UPDATE ev SET v = v + 1 WHERE id = " + id);
+                // Moves the row to another partition (2024 <-> 2025): a delete and an insert at the root.
+                case 2 -> s.execute("UPDATE ev SET day = DATE '2024-01-01' + " + r.nextInt(700) + " WHERE id = " + id);
+                case 3 -> s.execute("DELETE FROM ev WHERE id = " + id);
+                case 4 -> s.execute("INSERT INTO lv VALUES ('" + regions[r.nextInt(4)] + "', " + next.getAndIncrement() + ", 1)");
+                case 5 -> s.execute("UPDATE lv SET region = '" + regions[r.nextInt(4)] + "', v = v + 1 WHERE id = " + id);
+                case 6 -> s.execute("DELETE FROM lv WHERE id = " + id);
+                case 7 -> s.execute("UPDATE base SET v = v + 1 WHERE id = " + (1 + r.nextInt(500)));
+                default -> s.execute("UPDATE base_child SET v = v + 1 WHERE id = " + (100001 + r.nextInt(200)));
             }
-        }
-
-        private void run(PostgresServer pg, String db, int seed) {
-            ThreadLocalRandom r = ThreadLocalRandom.current();
-            long next = 10_000 + seed * 100_000L;
-            String[] regions = {"north", "south", "east", "west"};
-            try (Connection c = pg.connect(db); Statement s = c.createStatement()) {
-                c.setAutoCommit(false);
-                while (!stop.get()) {
-                    try {
-                        int statements = r.nextInt(4) == 0 ? 2 : 1;
-                        for (int i = 0; i < statements; i++) {
-                            long id = 1 + r.nextInt(3000);
-                            switch (r.nextInt(9)) {
-                                case 0 -> s.execute("INSERT INTO ev VALUES (" + next++ + ", DATE '2024-01-01' + " + r.nextInt(700) + ", 1)");
-                                case 1 -> s.execute("UPDATE ev SET v = v + 1 WHERE id = " + id);
-                                // Moves the row to another partition (2024 <-> 2025): a delete and an insert at the root.
-                                case 2 -> s.execute("UPDATE ev SET day = DATE '2024-01-01' + " + r.nextInt(700) + " WHERE id = " + id);
-                                case 3 -> s.execute("DELETE FROM ev WHERE id = " + id);
-                                case 4 -> s.execute("INSERT INTO lv VALUES ('" + regions[r.nextInt(4)] + "', " + next++ + ", 1)");
-                                case 5 -> s.execute("UPDATE lv SET region = '" + regions[r.nextInt(4)] + "', v = v + 1 WHERE id = " + id);
-                                case 6 -> s.execute("DELETE FROM lv WHERE id = " + id);
-                                case 7 -> s.execute("UPDATE base SET v = v + 1 WHERE id = " + (1 + r.nextInt(500)));
-                                default -> s.execute("UPDATE base_child SET v = v + 1 WHERE id = " + (100001 + r.nextInt(200)));
-                            }
-                        }
-                        c.commit();
-                        transactions.incrementAndGet();
-                    } catch (SQLException e) {
-                        c.rollback();
-                        if (!"40P01".equals(e.getSQLState()) && !"23505".equals(e.getSQLState())) {
-                            throw e;
-                        }
-                    }
-                    Thread.sleep(5);
-                }
-            } catch (Throwable e) {
-                synchronized (failures) {
-                    failures.add(e);
-                }
-            }
-        }
-
-        int transactions() {
-            return transactions.get();
-        }
-
-        void awaitTransactions(int n) throws InterruptedException {
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (transactions.get() < n && System.nanoTime() < deadline) {
-                synchronized (failures) {
-                    assertThat(failures).isEmpty();
-                }
-                Thread.sleep(50);
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join();
-            }
-            assertThat(failures).isEmpty();
-        }
+        });
     }
 }
