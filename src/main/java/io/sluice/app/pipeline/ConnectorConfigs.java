@@ -196,6 +196,8 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         // Connect's consumer group of a sink connector is connect-<name>: the copier may hold while it lags.
         copier.put(CopierConnectorConfig.APPLIER_GROUP.key(), "connect-" + spec.applierName());
         copier.putAll(spec.copier());
+        // copier.copy-direct is this assembly's choice (copy.direct.tables names its outcome); the connector has no use for it
+        copier.remove(CopierConfig.COPY_DIRECT.key());
         copier.putAll(KafkaLimits.producerOverrides(spec.recordLimit()));
         return CopierSourceConnector.connectorConfig(copier, spec.copierTasks());
     }
