@@ -146,15 +146,8 @@ final class AlterPhase {
                 http: {enabled: false}
                 %s%s""".formatted(run, env.mariadb.jdbcUrl(DB), env.mariadb.user(), env.mariadb.password(), dir.resolve("state"),
                 section("alter", o.alterSettings()), section("copier", o.copierSettings())));
-        List<String> base = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMb() + "m",
-                "-XX:+UseParallelGC", "-Dlogback.configurationFile=logback.xml"));
-        // The launcher passes SLUICE_OPTS to the JVM; so does the bench (e.g. a flight recording of the alter's process).
-        String opts = System.getenv("SLUICE_OPTS");
-        if (opts != null && !opts.isBlank()) {
-            base.addAll(List.of(opts.trim().split("\\s+")));
-        }
-        base.addAll(List.of("-cp", absoluteClassPath(),
-                "io.sluice.cli.SluiceCommand", "alter", "-c", config.toString(), "-t", DB + ".accounts_sluice"));
+        List<String> base = launcher();
+        base.addAll(List.of("alter", "-c", config.toString(), "-t", DB + ".accounts_sluice"));
         List<String> cmd = new ArrayList<>(base);
         cmd.addAll(List.of("--alter", clause(column)));
         Map<String, Long> marks = new LinkedHashMap<>();
@@ -230,6 +223,27 @@ final class AlterPhase {
         StringJoiner entries = new StringJoiner(", ", name + ": {", "}\n");
         settings.forEach((k, v) -> entries.add(k + ": \"" + v + "\""));
         return entries.toString();
+    }
+
+    /**
+     * The distribution's own launcher when the bench runs from one (its heap, options and class-data archive: the
+     * first alter of a fresh installation writes the archive at its exit, later ones map it); else, from a build
+     * tree, a JVM started the way the launcher starts it.
+     */
+    private static List<String> launcher() {
+        String home = System.getProperty("sluice.home");
+        if (home != null && Files.isExecutable(Path.of(home, "bin", "sluice"))) {
+            return new ArrayList<>(List.of(Path.of(home, "bin", "sluice").toString()));
+        }
+        List<String> java = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMb() + "m",
+                "-XX:+UseParallelGC", "-Dlogback.configurationFile=logback.xml"));
+        // The launcher passes SLUICE_OPTS to the JVM; so does the bench (e.g. a flight recording of the alter's process).
+        String opts = System.getenv("SLUICE_OPTS");
+        if (opts != null && !opts.isBlank()) {
+            java.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        java.addAll(List.of("-cp", absoluteClassPath(), "io.sluice.cli.SluiceCommand"));
+        return java;
     }
 
     /** This JVM's class path with every entry absolute: the alter runs in a directory of its own. */

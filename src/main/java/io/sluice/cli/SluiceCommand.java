@@ -58,6 +58,9 @@ public final class SluiceCommand implements Runnable {
 
     public static void main(String[] args) {
         int code = execute(args);
+        if (code == ExitCode.OK.code() || code == ExitCode.INTERRUPTED.code()) {
+            ClassArchive.runSucceeded();
+        }
         if (StopSignal.signalled()) {
             // Shutdown began with the signal: System.exit would block, and the JVM would exit 143 (SIGTERM) whatever the
             // command returned. The command has stopped cleanly and printed its last word, so its code is the exit code.
