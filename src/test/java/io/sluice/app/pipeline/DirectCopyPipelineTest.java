@@ -62,7 +62,7 @@ class DirectCopyPipelineTest {
                 kafka: {partitions: 3, state-dir: "%s"}
                 http: {enabled: false}
                 applier: {commit.interval: 200ms}
-                copier: {parallelism: 2, chunk.rows.initial: 400, chunk.rows.min: 100, chunk.rows.max: 800}
+                copier: {parallelism: 2, chunk.rows.initial: 400, chunk.rows.min: 100, chunk.rows.max: 800, chunk.rows.direct: 800}
                 """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
                 Path.of("target", "direct-copy-test-" + System.nanoTime())), null);
         ValidatedPlan plan = ConfigValidator.standard().validate(config);

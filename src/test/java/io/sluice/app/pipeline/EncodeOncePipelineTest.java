@@ -99,7 +99,7 @@ class EncodeOncePipelineTest {
                     kafka: {partitions: 3, state-dir: "%s"}
                     http: {enabled: false}
                     applier: {commit.interval: 200ms}
-                    copier: {copy.direct: %s, encode.once: %s, parallelism: 2, chunk.rows.initial: 100, chunk.rows.min: 50, chunk.rows.max: 200, packet.size: 4KiB}
+                    copier: {copy.direct: %s, encode.once: %s, parallelism: 2, chunk.rows.initial: 100, chunk.rows.min: 50, chunk.rows.max: 200, chunk.rows.direct: 200, packet.size: 4KiB}
                     """.formatted(name, pg.jdbcUrl(src), pg.user(), pg.password(), pg.jdbcUrl(dst), pg.user(), pg.password(),
                     Path.of("target", "encode-once-test-" + System.nanoTime()), mode.equals("direct"), encodeOnce);
             try (Connection target = pg.connect(dst);
