@@ -40,7 +40,7 @@ class HeartbeatGateTest {
             // The re-copy: connectors and offsets deleted and recreated, the heartbeat topic kept.
             io.sluice.copier.Copier.Gate gate = StreamGate.create(CopierConnectorConfig.parse(config(pipeline)),
                     io.sluice.spi.dialect.Dialects.source("jdbc:mariadb://127.0.0.1:1/app"), () -> {
-                        // The gate's wake-up of an idle source (after half a second) fails here: it only opens on a heartbeat.
+                        // The gate's wake-up of an idle source (after a second) fails here: it only opens on a heartbeat.
                         throw new java.sql.SQLException("no source in this test");
                     }, TestServers.kafka().admin());
             assertThat(gate.ready()).as("only the old connector's heartbeat is on the topic").isFalse();
