@@ -39,7 +39,8 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
                     + "without holding them, so neither memory nor the adaptation bounds it: only the source transaction's "
                     + "length (~0.5 s for 500k rows of ~105 bytes). Each chunk costs a target commit and a new source "
                     + "query; sluice replicate of 5M rows, launch to rows and key: 14.2 s with 500k, 14.8-15.0 with 1M, "
-                    + "15.3-16.5 with 100k.").build();
+                    + "15.3-16.5 with 100k. With throttle.rows.per.second set, a direct chunk takes chunk.rows.max instead: "
+                    + "the throttle paces whole chunks, and a big one would be a burst at full speed.").build();
     public static final Setting<Long> CHUNK_BYTES_MAX = Setting.builder("chunk.bytes.max", SettingType.BYTES)
             .defaultValue(16L << 20).unit("bytes").validator(v -> v < 1024 ? "must be at least 1KiB" : null)
             .description("A chunk stops once the rows read exceed this many bytes, whatever the row limit: it bounds the "
