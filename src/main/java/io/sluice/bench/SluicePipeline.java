@@ -170,8 +170,7 @@ final class SluicePipeline implements AutoCloseable {
      */
     Map<String, String> directCopy(String stateSchema, Map<String, String> copierOverrides, Map<String, String> applierOverrides)
             throws SQLException {
-        boolean enabled = Boolean.parseBoolean(copierOverrides.getOrDefault(CopierConfig.COPY_DIRECT.key(),
-                String.valueOf(CopierConfig.COPY_DIRECT.defaultValue()))) && !CopierConfig.parse(copierOverrides).probesSource();
+        boolean enabled = CopierConfig.copiesDirect(CopierConfig.SETTINGS.parse(copierOverrides, "copier."));
         boolean keyAfterCopy = Boolean.parseBoolean(applierOverrides.getOrDefault(ApplierSettings.KEY_AFTER_COPY.key(),
                 String.valueOf(ApplierSettings.KEY_AFTER_COPY.defaultValue())));
         boolean keyless;

@@ -187,9 +187,8 @@ public final class Copier implements AutoCloseable {
         if (inServer) {
             chunker.inServer(dialect.inServerCopy(), config.chunkRowsInitial());
         } else if (direct.contains(range.table().id())) {
-            // No row passes through this task, so memory and the read's duration do not bound a direct chunk. A rate
-            // throttle paces whole chunks, though: a 500k-row chunk would be one burst at full speed, then a long pause.
-            chunker.inServer(dialect.inServerCopy(), config.throttleRowsPerSecond() > 0 ? config.chunkRowsMax() : config.chunkRowsDirect());
+            // No row passes through this task, so memory and the read's duration do not bound a direct chunk.
+            chunker.inServer(dialect.inServerCopy(), config.directChunkRows());
             log.info("{}: sending chunk bounds only; the applier streams each chunk's rows from the source (copier.copy-direct)", range);
         }
         if (resume != null) {

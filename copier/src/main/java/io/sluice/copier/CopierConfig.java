@@ -166,6 +166,19 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
         return throttleThreadsRunningMax > 0 || throttleHistoryLengthMax > 0;
     }
 
+    /**
+     * Rows of a direct chunk: {@link #CHUNK_ROWS_DIRECT}, or {@link #CHUNK_ROWS_MAX} under a rate throttle, which paces
+     * whole chunks (a 500k-row chunk would be one burst at full speed, then a long pause).
+     */
+    public int directChunkRows() {
+        return throttleRowsPerSecond > 0 ? chunkRowsMax : chunkRowsDirect;
+    }
+
+    /** copy.direct as the assembly applies it (replicate and the bench alike): on, and no source-load probe. */
+    public static boolean copiesDirect(Settings.Values v) {
+        return v.get(COPY_DIRECT) && !from(v).probesSource();
+    }
+
     public static CopierConfig from(Settings.Values v) {
         return new CopierConfig(v.get(CHUNK_ROWS_INITIAL), v.get(CHUNK_ROWS_MIN), v.get(CHUNK_ROWS_MAX), v.get(CHUNK_ROWS_DIRECT), v.get(CHUNK_BYTES_MAX),
                 v.get(CHUNK_DURATION_TARGET), v.get(PACKET_SIZE), v.get(MESSAGE_MAX_BYTES), v.get(FETCH_SIZE),

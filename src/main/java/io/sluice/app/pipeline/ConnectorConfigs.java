@@ -93,8 +93,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
 
     /** replicate's choice of {@link #copiesDirect(boolean, SourceDialect, TargetDialect, TableDef, boolean, boolean)} for a planned table. */
     static boolean copiesDirect(ValidatedPlan plan, PlannedTable t) {
-        boolean enabled = plan.config().get(ConfigSchema.COPIER, CopierConfig.COPY_DIRECT)
-                && !CopierConfig.from(plan.config().values(ConfigSchema.COPIER)).probesSource();
+        boolean enabled = CopierConfig.copiesDirect(plan.config().values(ConfigSchema.COPIER));
         return copiesDirect(enabled, plan.sourceDialect(), plan.targetDialect(),
                 t.source(), !t.mapped().columns().equals(t.source().columns()), t.keylessLoad() && !t.targetExists());
     }
