@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -40,8 +41,10 @@ import java.util.function.Supplier;
  *
  * <p>The checker runs the table's statements on that session and the shadow's on a second one whose snapshot also
  * began under the lock, so both are hashed at once (connections that keep their transaction open: the checker asks
- * for auto-commit so as never to hold a snapshot across chunks; here holding one is the point). The snapshots pin
- * MVCC history for the comparison's duration; no lock is held meanwhile.
+ * for auto-commit so as never to hold a snapshot across chunks; here holding one is the point). When the table's
+ * digests come from the copy ({@link RangeLedger}), {@code verify.parallelism} sessions per table begin under the
+ * same lock, and that many workers hash the shadow's ranges at once. The snapshots pin MVCC history for the
+ * comparison's duration; no lock is held meanwhile.
  */
 final class ShadowVerify {
     private static final Logger log = LoggerFactory.getLogger(ShadowVerify.class);
@@ -64,29 +67,44 @@ final class ShadowVerify {
                                          RangeLedger ledger, Supplier<Map<Integer, Long>> streamEnd, Consumer<RangeLedger.Prior> used)
             throws SQLException, InterruptedException {
         TablePair pair = pair(db, ops, plan);
-        try (Connection snapshot = db.open(); Connection shadowSnapshot = db.open()) {
-            if (!snapshotAtEquality(db, ops, plan.source().id(), catchUp, bound, snapshot, shadowSnapshot)) {
+        // With the table's digests from the copy, its session mostly idles: more sessions per side, begun in the same
+        // instant, let every core hash the shadow (TableCheck#priorInParallel). Without them the two sessions already
+        // hash both tables at once.
+        boolean fromLedger = ledger != null && ledger.size() > 0;
+        int sessions = fromLedger ? Math.max(1, config.parallelism()) : 1;
+        List<Connection> snapshots = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2 * sessions; i++) {
+                snapshots.add(db.open());
+            }
+            if (!snapshotAtEquality(db, ops, plan.source().id(), catchUp, bound, snapshots.toArray(Connection[]::new))) {
                 return Optional.empty();
             }
             try {
-                Connection table = pinned(snapshot);
-                Connection shadow = pinned(shadowSnapshot);
+                Sessions table = new Sessions(snapshots.subList(0, sessions));
+                Sessions shadow = new Sessions(snapshots.subList(sessions, 2 * sessions));
                 VerifyConfig once = new VerifyConfig(config.chunkRows(), Duration.ZERO, config.recheckInterval(), config.maxDifferences(),
                         1, config.lookupBatch(), config.method(), config.repairRetry());
-                ChecksumChecker checker = new ChecksumChecker(VerifySide.of(db.jdbcUrl(), () -> table),
-                        VerifySide.of(db.jdbcUrl(), () -> shadow), once);
-                if (ledger == null || ledger.size() == 0) {
+                ChecksumChecker checker = new ChecksumChecker(VerifySide.of(db.jdbcUrl(), table::open),
+                        VerifySide.of(db.jdbcUrl(), shadow::open), once);
+                if (!fromLedger) {
                     return Optional.of(checker.verify(List.of(pair)));
                 }
                 // Read after the catch-up: every change committed before the snapshot is in the topic by now.
                 RangeLedger.Prior prior = ledger.prior(streamEnd.get());
                 log.info("verify of {}: {} of {} ranges hashed during the copy are unchanged since (their source side is not hashed "
-                        + "again){}", plan.source().id(), prior.cleanRanges(), prior.size(), prior.complete() ? "" : "; the rest is walked as usual");
+                        + "again){}; {} sessions per table", plan.source().id(), prior.cleanRanges(), prior.size(),
+                        prior.complete() ? "" : "; the rest is walked as usual", sessions);
                 used.accept(prior);
-                return Optional.of(checker.verify(pair, prior));
+                return Optional.of(checker.verify(pair, prior, sessions));
             } finally {
-                snapshot.rollback();
-                shadowSnapshot.rollback();
+                for (Connection c : snapshots) {
+                    c.rollback();
+                }
+            }
+        } finally {
+            for (Connection c : snapshots) {
+                c.close();
             }
         }
     }
@@ -172,14 +190,53 @@ final class ShadowVerify {
     }
 
     /**
-     * {@code c} for the checker: its transaction stays open (auto-commit requests and commits are ignored) and
-     * closing it leaves it open; the caller ends the transaction and closes it.
+     * One table's snapshot sessions, all begun at the same instant, handed to the checker one per open: each side table
+     * of the check gets its own, and gives it back when it closes.
      */
-    private static Connection pinned(Connection c) {
+    private static final class Sessions {
+        private final List<Connection> connections;
+        private final boolean[] taken;
+
+        Sessions(List<Connection> connections) {
+            this.connections = List.copyOf(connections);
+            this.taken = new boolean[connections.size()];
+        }
+
+        synchronized Connection open() throws SQLException {
+            for (int i = 0; i < taken.length; i++) {
+                if (!taken[i]) {
+                    taken[i] = true;
+                    int slot = i;
+                    return pinned(connections.get(i), () -> release(slot));
+                }
+            }
+            throw new SQLException("all " + taken.length + " snapshot sessions of the verification are in use");
+        }
+
+        private synchronized void release(int slot) {
+            taken[slot] = false;
+        }
+    }
+
+    /**
+     * {@code c} for the checker: its transaction stays open (auto-commit requests and commits are ignored) and
+     * closing it leaves it open, only handing it back ({@code onClose}, once); the caller ends the transaction and closes it.
+     */
+    private static Connection pinned(Connection c, Runnable onClose) {
+        AtomicBoolean closed = new AtomicBoolean();
         return (Connection) Proxy.newProxyInstance(ShadowVerify.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, m, args) -> {
             switch (m.getName()) {
-                case "setAutoCommit", "commit", "close" -> {
+                case "setAutoCommit", "commit" -> {
                     return null;
+                }
+                case "close" -> {
+                    if (closed.compareAndSet(false, true)) {
+                        onClose.run();
+                    }
+                    return null;
+                }
+                case "isClosed" -> {
+                    return closed.get();
                 }
                 case "getAutoCommit" -> {
                     return true;

@@ -92,15 +92,16 @@ public final class ChecksumChecker {
     /**
      * Compares one pair starting from source digests taken earlier ({@link RangeLedger}): where the stream has not
      * touched a range since, only the target is hashed; the rest is compared as {@link #verify} does. A pair that is
-     * not compared by hash ignores the prior.
+     * not compared by hash ignores the prior. {@code sessions} workers hash the prior's ranges at once, each opening its
+     * own connection on either side: both sides must hand out that many, every one showing the same rows.
      */
-    public VerifyResult verify(TablePair pair, RangeLedger.Prior prior) {
+    public VerifyResult verify(TablePair pair, RangeLedger.Prior prior, int sessions) {
         startedNanos = System.nanoTime();
         rowsChecked.set(0);
         tablesDone.set(0);
         tablesTotal = 1;
         rowsEstimated = estimate(List.of(pair));
-        TableResult r = check(pair, prior);
+        TableResult r = check(pair, prior, sessions);
         return new VerifyResult(List.of(r), Duration.ofNanos(System.nanoTime() - startedNanos));
     }
 
@@ -128,13 +129,13 @@ public final class ChecksumChecker {
     }
 
     private TableResult check(TablePair pair) {
-        return check(pair, null);
+        return check(pair, null, 1);
     }
 
-    private TableResult check(TablePair pair, RangeLedger.Prior prior) {
+    private TableResult check(TablePair pair, RangeLedger.Prior prior, int sessions) {
         TableResult result;
         try {
-            result = new TableCheck(pair, source, target, config, methodFor(pair), listener, repair, this::addRows, prior).run();
+            result = new TableCheck(pair, source, target, config, methodFor(pair), listener, repair, this::addRows, prior, sessions).run();
         } catch (IllegalArgumentException e) {
             result = new TableResult(pair.source().id(), pair.target().id(), Method.ROWS, 0, 0, 0, List.of(), 0, e.getMessage(), Duration.ZERO);
         }

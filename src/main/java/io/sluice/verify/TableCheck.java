@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 /**
@@ -44,15 +45,18 @@ final class TableCheck {
     private final LongConsumer rowsChecked;
     /** Source digests taken earlier (hash method only), or null: the first pass walks and hashes both sides. */
     private final RangeLedger.Prior prior;
+    /** Sessions per side that hash the prior's ranges at once (each side must hand out that many, all showing the same rows). */
+    private final int sessions;
 
     TableCheck(TablePair pair, VerifySide source, VerifySide target, VerifyConfig config, Method method,
                VerifyListener listener, RepairHook repair, LongConsumer rowsChecked) {
-        this(pair, source, target, config, method, listener, repair, rowsChecked, null);
+        this(pair, source, target, config, method, listener, repair, rowsChecked, null, 1);
     }
 
     TableCheck(TablePair pair, VerifySide source, VerifySide target, VerifyConfig config, Method method,
-               VerifyListener listener, RepairHook repair, LongConsumer rowsChecked, RangeLedger.Prior prior) {
+               VerifyListener listener, RepairHook repair, LongConsumer rowsChecked, RangeLedger.Prior prior, int sessions) {
         this.prior = method == Method.HASH ? prior : null;
+        this.sessions = Math.max(1, sessions);
         this.pair = pair;
         this.sourceSide = source;
         this.targetSide = target;
@@ -203,7 +207,15 @@ final class TableCheck {
         long rows = 0;
         long chunks = 0;
         Object[] lo = null;
-        if (prior != null) {
+        if (prior != null && sessions > 1 && prior.size() > 1) {
+            long[] done = priorInParallel(src, tgt, pending);
+            rows += done[0];
+            chunks += done[1];
+            if (prior.complete()) {
+                return new long[] {rows, chunks};
+            }
+            lo = prior.ranges().get(prior.size() - 1).hi();
+        } else if (prior != null) {
             // The earlier ranges tile the key space from its start: the target is hashed in every one of them (it is
             // what this pass checks), the source only where the stream changed it since its digest (RangeLedger).
             for (RangeLedger.Range r : prior.ranges()) {
@@ -238,6 +250,81 @@ final class TableCheck {
             }
             lo = hi;
         }
+    }
+
+    /**
+     * The prior's ranges, hashed by {@link #sessions} workers at once, each with its own session on either side. Where
+     * the ledger's source digest still holds (most ranges of a table nothing wrote since), only the target is hashed,
+     * so one worker per side would leave the source's session idle while the target's hashes everything; with two,
+     * both cores hash the target. The ranges are known in advance, so no bound walk orders the workers. Suspects are
+     * returned in key order.
+     */
+    private long[] priorInParallel(SideTable src, SideTable tgt, List<Suspect> pending) throws SQLException, InterruptedException {
+        List<RangeLedger.Range> ranges = prior.ranges();
+        Suspect[] found = new Suspect[ranges.size()];
+        AtomicInteger next = new AtomicInteger();
+        long[] rows = new long[sessions];
+        int workers = Math.min(sessions, ranges.size());
+        AtomicInteger threadNo = new AtomicInteger();
+        ExecutorService others = Executors.newFixedThreadPool(workers - 1, r -> {
+            Thread t = new Thread(r, "sluice-verify-range-" + threadNo.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Void>> running = new ArrayList<>();
+            for (int w = 1; w < workers; w++) {
+                int slot = w;
+                running.add(others.submit(() -> {
+                    try (SideTable s = new SideTable(sourceSide, pair.source()); SideTable t = new SideTable(targetSide, pair.target())) {
+                        rows[slot] = hashRanges(s, t, ranges, next, found);
+                    }
+                    return null;
+                }));
+            }
+            rows[0] = hashRanges(src, tgt, ranges, next, found);
+            for (Future<Void> f : running) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof SQLException sql) {
+                        throw sql;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            others.shutdownNow();
+        }
+        for (Suspect s : found) {
+            if (s != null) {
+                pending.add(s);
+            }
+        }
+        long total = 0;
+        for (long r : rows) {
+            total += r;
+        }
+        return new long[] {total, ranges.size()};
+    }
+
+    /** Takes ranges from {@code next} until none is left: the source digest from the ledger or hashed here, then the target's. */
+    private long hashRanges(SideTable src, SideTable tgt, List<RangeLedger.Range> ranges, AtomicInteger next, Suspect[] found)
+            throws SQLException {
+        long rows = 0;
+        for (int i = next.getAndIncrement(); i < ranges.size(); i = next.getAndIncrement()) {
+            RangeLedger.Range r = ranges.get(i);
+            SideTable.ChunkHash s = r.sourceHash() != null ? r.sourceHash() : src.hash(r.lo(), r.hi());
+            SideTable.ChunkHash t = tgt.hash(r.lo(), r.hi());
+            rows += s.count();
+            synchronized (this) {
+                rowsChecked.accept(s.count());
+            }
+            if (!s.equals(t)) {
+                found[i] = new Suspect(false, r.lo(), r.hi(), null);
+            }
+        }
+        return rows;
     }
 
     private long[] rowPass(SideTable src, SideTable tgt, List<Suspect> pending) throws SQLException {

@@ -17,7 +17,7 @@ import java.util.function.Function;
  * @param deadline         how long differing chunks are re-checked after a table's first pass
  * @param recheckInterval  wait between re-check rounds
  * @param maxDifferences   differing keys reported per table
- * @param parallelism      tables compared at once
+ * @param parallelism      tables compared at once (an alter's ranges hashed at once: {@link #PARALLELISM})
  * @param lookupBatch      keys per by-key lookup statement
  * @param method           {@code auto}, {@code hash} or {@code rows}
  * @param repairRetry      with a repair hook: how long after a repair keys that still differ are repaired again (0: once)
@@ -50,7 +50,10 @@ public record VerifyConfig(int chunkRows, Duration deadline, Duration recheckInt
 
     public static final Setting<Integer> PARALLELISM = Setting.builder("parallelism", SettingType.INT)
             .defaultValue(2).unit("tables").validator(between(1, 64))
-            .description("Tables compared at once; each uses one connection to the source and one to the target.")
+            .description("Tables compared at once; each uses one connection to the source and one to the target. In "
+                    + "sluice alter's verification, when the table's digests were taken during the copy "
+                    + "(alter.checksum-during-copy), the one table's key ranges are hashed by this many sessions per "
+                    + "table at once.")
             .build();
 
     public static final Setting<Integer> LOOKUP_BATCH = Setting.builder("lookup-batch", SettingType.INT)
