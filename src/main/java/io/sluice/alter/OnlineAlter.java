@@ -191,13 +191,16 @@ public final class OnlineAlter {
         forward.startAll(options.heartbeat());
         startLedger(plan, forward);
         long deadline = System.nanoTime() + options.copyTimeout().toNanos();
-        while (!forward.copyDone()) {
-            forward.checkHealthy();
+        for (int tick = 0; !forward.copyDone(); tick++) {
+            if (tick % 4 == 0) {
+                forward.checkHealthy();   // once a second: three requests to the worker, on the cores the copy uses
+            }
             if (System.nanoTime() > deadline) {
                 throw new AlterException(AlterException.Kind.FAILED, "the copy did not complete within " + options.copyTimeout());
             }
             Thread.sleep(250);
         }
+        forward.checkHealthy();
         runtime.connect().delete(forward.copierName());   // done; its offsets stay in Kafka
         phase(Phase.BUILDING_INDEXES, plan.deferredIndexes().size() + " secondary indexes");
         CatchUp catchUp = new CatchUp(forward);
