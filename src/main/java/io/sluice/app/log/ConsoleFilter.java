@@ -29,8 +29,6 @@ public final class ConsoleFilter extends Filter<ILoggingEvent> {
             new Noise("org.apache.kafka.connect.runtime.distributed.WorkerCoordinator", "Close timed out"),
             new Noise("io.debezium.connector.postgresql.TypeRegistry", "already mapped"),
             new Noise("com.github.shyiko.mysql.binlog", ""),                 // the binlog client's java.util.logging lines
-            // sluice alter's in-server chunks, binlogged as statements on MariaDB, which Debezium skips (MariaDbInServerCopy)
-            new Noise("io.debezium.connector.binlog.BinlogStreamingChangeEventSource", "LOCK IN SHARE MODE' for processing"),
             new Noise("io.zonky", ""));
 
     private static volatile boolean fileActive;
