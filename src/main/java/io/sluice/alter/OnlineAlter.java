@@ -78,6 +78,11 @@ public final class OnlineAlter {
     private volatile StreamPipeline copying;
     private volatile long estimatedRows;
     /** Source digests taken beside the copy, the thread taking them, and its stop flag (checked between ranges). */
+    /**
+     * How long the table must go unchanged before the range walk, whose digests a change made useless, starts over
+     * (RangeLedger#walk): a continuously written table is then not scanned for nothing.
+     */
+    private static final Duration LEDGER_QUIET = Duration.ofSeconds(2);
     private volatile RangeLedger ledger;
     private volatile Thread ledgerThread;
     private volatile boolean ledgerStop;
@@ -400,9 +405,11 @@ public final class OnlineAlter {
                     Thread.sleep(100);
                 }
                 long t0 = System.nanoTime();
-                l.walk(VerifySide.of(db.jdbcUrl(), db::open), options.verify().chunkRows(), forward::changeEnd, () -> ledgerStop);
-                log.info("hashed {} ranges ({} rows) of {} during the copy in {} ms", l.size(), l.rows(), options.table(),
-                        (System.nanoTime() - t0) / 1_000_000);
+                l.walk(VerifySide.of(db.jdbcUrl(), db::open), options.verify().chunkRows(), forward::changeEnd, () -> ledgerStop, LEDGER_QUIET);
+                log.info("hashed {} ranges ({} rows) of {} during the copy in {} ms{}", l.size(), l.rows(), options.table(),
+                        (System.nanoTime() - t0) / 1_000_000, l.restarts() == 0 ? ""
+                                : "; started over " + l.restarts() + " times after changes to the table, each once it was quiet for "
+                                + LEDGER_QUIET.toSeconds() + " s");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (SQLException | RuntimeException e) {

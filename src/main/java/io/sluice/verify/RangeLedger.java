@@ -3,6 +3,7 @@ package io.sluice.verify;
 import io.sluice.spi.model.TableDef;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +63,7 @@ public final class RangeLedger {
     private final TableDef source;
     private final List<Entry> entries = new CopyOnWriteArrayList<>();
     private volatile long rows;
+    private volatile int restarts;
 
     /** @param source the compared columns, in the order the final check compares them (its pair's source plan) */
     public RangeLedger(TableDef source) {
@@ -71,16 +73,33 @@ public final class RangeLedger {
     /**
      * Hashes the source range by range, in chunks of {@code chunkRows}, from where the ledger stands, until the last
      * range or until {@code stop} says so (checked between ranges). Statements are short, each its own transaction.
+     *
+     * <p>A change to the table between two ranges makes every digest so far useless: the stream's end then differs
+     * from each one's recorded end for good (ends only grow), so the final check hashes those ranges again. The walk
+     * then drops them and waits until the stream's end has stood still for {@code quiet} before it starts over from
+     * the first key: on a table written throughout, it hashes next to nothing instead of scanning the whole table for
+     * digests the final check cannot use; a table that falls quiet (a batch job ending) still gets its head start.
      */
-    public void walk(VerifySide side, int chunkRows, Supplier<Map<Integer, Long>> streamEnd, BooleanSupplier stop) throws SQLException {
+    public void walk(VerifySide side, int chunkRows, Supplier<Map<Integer, Long>> streamEnd, BooleanSupplier stop, Duration quiet)
+            throws SQLException, InterruptedException {
         try (SideTable src = new SideTable(side, source)) {
             Object[] lo = entries.isEmpty() ? null : entries.get(entries.size() - 1).hi();
             if (!entries.isEmpty() && lo == null) {
                 return;   // complete
             }
             while (!stop.getAsBoolean()) {
-                Object[] hi = src.boundAfter(lo, chunkRows);
                 Map<Integer, Long> end = Map.copyOf(streamEnd.get());
+                if (!entries.isEmpty() && !entries.get(entries.size() - 1).streamEnd().equals(end)) {
+                    entries.clear();
+                    rows = 0;
+                    restarts++;
+                    lo = null;
+                    end = awaitQuiet(streamEnd, stop, quiet);
+                    if (end == null) {
+                        return;
+                    }
+                }
+                Object[] hi = src.boundAfter(lo, chunkRows);
                 SideTable.ChunkHash h = src.hash(lo, hi);
                 entries.add(new Entry(lo, hi, h, end));
                 rows += h.count();
@@ -90,6 +109,31 @@ public final class RangeLedger {
                 lo = hi;
             }
         }
+    }
+
+    /** The stream's end once it has not moved for {@code quiet}; null when {@code stop} came first. */
+    private static Map<Integer, Long> awaitQuiet(Supplier<Map<Integer, Long>> streamEnd, BooleanSupplier stop, Duration quiet)
+            throws InterruptedException {
+        Map<Integer, Long> last = Map.copyOf(streamEnd.get());
+        long stillSince = System.nanoTime();
+        long poll = Math.max(10, Math.min(200, quiet.toMillis() / 4));
+        while (!stop.getAsBoolean()) {
+            if (System.nanoTime() - stillSince >= quiet.toNanos()) {
+                return last;
+            }
+            Thread.sleep(poll);
+            Map<Integer, Long> now = Map.copyOf(streamEnd.get());
+            if (!now.equals(last)) {
+                last = now;
+                stillSince = System.nanoTime();
+            }
+        }
+        return null;
+    }
+
+    /** How often a change to the table made the walk drop its digests and wait to start over. */
+    public int restarts() {
+        return restarts;
     }
 
     /** Ranges hashed so far. */
