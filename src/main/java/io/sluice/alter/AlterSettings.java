@@ -56,11 +56,15 @@ public final class AlterSettings {
             .description("How long differing chunks are re-checked before the cut-over is refused (verify.deadline "
                     + "for the alter's own verification).").build();
     public static final Setting<Boolean> CHECKSUM_DURING_COPY = Setting.builder("checksum-during-copy", SettingType.BOOLEAN)
-            .defaultValue(false)
+            .defaultValue(true)
             .description("Hash the table's key ranges while the copy runs, so the verification before the cut-over hashes "
-                    + "the table again only in ranges the stream changed since (the shadow is always hashed in full); "
-                    + "false: the verification hashes both tables. Off by default: at 1M rows it did not shorten the "
-                    + "verification measurably, and the walk competes with the copy (docs/benchmarks.md).").build();
+                    + "the table again only in ranges the stream changed since, and hashes the shadow (always in full) with "
+                    + "verify.parallelism sessions at once; false: the verification hashes both tables, one session each. "
+                    + "On a 5M-row MariaDB table nothing wrote during the alter, the verification took 10 s instead of 31 s "
+                    + "and the copy was no slower (the in-server copy keeps one core busy; the walk takes the other). Any "
+                    + "write to the table after a range was hashed makes that range count as changed: the walk then drops "
+                    + "its digests and starts over once the table has been quiet for 2 s, so a table written throughout "
+                    + "costs next to no walk and is verified as with false (docs/design/alter.md).").build();
 
     public static final Setting<Boolean> COPY_IN_SERVER = Setting.builder("copy-in-server", SettingType.BOOLEAN)
             .defaultValue(true)

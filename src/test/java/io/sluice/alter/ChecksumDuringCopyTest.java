@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  *   <li>Nothing damaged, no writes: switched, and every range's source digest was taken from the copy's (nothing
  *       but the table's own changes moves the change topic: not the log nudges, heartbeats or lag probes).</li>
  * </ul>
- * The two damage cases run on one engine each (the feature is off by default and each case is a whole alter); the
- * undamaged case runs on both, so each engine's range hashing during the copy is exercised.
+ * The two damage cases run on one engine each (each case is a whole alter); the undamaged case runs on both, so each
+ * engine's range hashing during the copy is exercised. The final check hashes the shadow with two sessions per table
+ * (verify.parallelism's default), so a difference found by either is reported.
  */
 class ChecksumDuringCopyTest {
     private static final int ROWS = 6000;
