@@ -30,7 +30,6 @@ import java.util.Optional;
  */
 final class CatchUp implements CutOver.CatchUp {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(CatchUp.class);
-    private static final long HEALTH_CHECK_NANOS = 500_000_000L;
     private final StreamPipeline pipeline;
     private final SchemaChange ops;
 
@@ -66,7 +65,6 @@ final class CatchUp implements CutOver.CatchUp {
     @Override
     public boolean await(LogPosition p, long deadlineNanos) throws SQLException, InterruptedException {
         long nextNudge = 0;
-        long nextHealthCheck = System.nanoTime() + HEALTH_CHECK_NANOS;
         while (true) {
             long now = System.nanoTime();
             if (now > deadlineNanos) {
@@ -81,12 +79,7 @@ final class CatchUp implements CutOver.CatchUp {
                 log.debug("catch-up {}: debezium offset {}", p, offset.get());
                 break;
             }
-            // Three status requests to the worker per check: every 10 ms they were 300 requests a second, answered on
-            // the cores the catch-up waits for (a failed connector is still seen within half a second).
-            if (now >= nextHealthCheck) {
-                pipeline.checkHealthy();
-                nextHealthCheck = now + HEALTH_CHECK_NANOS;
-            }
+            pipeline.checkHealthy();
             Thread.sleep(10);
         }
         // Everything before P is now below these ends (later records may lie below them too: applying them is harmless).
