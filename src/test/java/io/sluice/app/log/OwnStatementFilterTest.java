@@ -30,6 +30,13 @@ class OwnStatementFilterTest {
         ch.qos.logback.classic.Logger debezium = context.getLogger(OwnStatementFilter.LOGGER);
         debezium.addAppender(seen);
         String tail = "' for processing, binlog probably contains events generated with statement or mixed based replication format";
+        // As Debezium 3.5 logs it: the statement is the message's argument (a first version of the filter read the message
+        // only, and a real alter's log still held every one of these).
+        String asArgument = "Received DML '{}" + tail;
+        debezium.warn(asArgument, "INSERT INTO `shop`.`_orders_new` (`id`) SELECT `id` FROM `shop`.`orders` WHERE (`id`) <= (5) "
+                + "ORDER BY `id` LOCK IN SHARE MODE");
+        debezium.warn(asArgument, "UPDATE `sluice`.`sluice_applier_state` SET copy_offset = 3 WHERE pipeline = 'a'");
+        debezium.warn(asArgument, "UPDATE `shop`.`orders` SET n = 3 WHERE id = 2");
 
         debezium.warn("Received DML 'INSERT INTO `shop`.`_orders_new` (`id`, `n`) SELECT `id`, `n` FROM `shop`.`orders` WHERE "
                 + "(`id`) > (?) AND (`id`) <= (?) ORDER BY `id` LOCK IN SHARE MODE" + tail);
@@ -40,6 +47,7 @@ class OwnStatementFilterTest {
         debezium.error("Received DML 'UPDATE `sluice`.`sluice_applier_state` SET copy_offset = 3" + tail);
 
         assertThat(seen.list).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
+                "Received DML 'UPDATE `shop`.`orders` SET n = 3 WHERE id = 2" + tail,
                 "Received DML 'UPDATE `shop`.`orders` SET n = 2 WHERE id = 1" + tail,
                 "Received DML 'INSERT INTO `shop`.`orders` (id, n) VALUES (9, 9)" + tail,
                 "Received DML 'UPDATE `sluice`.`sluice_applier_state` SET copy_offset = 3" + tail);
