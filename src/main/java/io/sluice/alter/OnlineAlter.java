@@ -77,12 +77,12 @@ public final class OnlineAlter {
     /** The forward stream once planned, and the source's row estimate: what {@link #copyCount()} reads. */
     private volatile StreamPipeline copying;
     private volatile long estimatedRows;
-    /** Source digests taken beside the copy, the thread taking them, and its stop flag (checked between ranges). */
     /**
      * How long the table must go unchanged before the range walk, whose digests a change made useless, starts over
      * (RangeLedger#walk): a continuously written table is then not scanned for nothing.
      */
     private static final Duration LEDGER_QUIET = Duration.ofSeconds(2);
+    /** Source digests taken beside the copy, the thread taking them, and its stop flag (checked between ranges). */
     private volatile RangeLedger ledger;
     private volatile Thread ledgerThread;
     private volatile boolean ledgerStop;
@@ -408,7 +408,7 @@ public final class OnlineAlter {
                 l.walk(VerifySide.of(db.jdbcUrl(), db::open), options.verify().chunkRows(), forward::changeEnd, () -> ledgerStop, LEDGER_QUIET);
                 log.info("hashed {} ranges ({} rows) of {} during the copy in {} ms{}", l.size(), l.rows(), options.table(),
                         (System.nanoTime() - t0) / 1_000_000, l.restarts() == 0 ? ""
-                                : "; started over " + l.restarts() + " times after changes to the table, each once it was quiet for "
+                                : "; started over after changes to the table " + l.restarts() + " time(s), each once it was quiet for "
                                 + LEDGER_QUIET.toSeconds() + " s");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
