@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -165,8 +166,13 @@ final class TableCheck {
             target.cancel(true);
             throw e;
         }
+        return new SideTable.ChunkHash[] {source, resultOf(target)};
+    }
+
+    /** A worker's result, its SQLException rethrown as such. */
+    private static <T> T resultOf(Future<T> f) throws SQLException, InterruptedException {
         try {
-            return new SideTable.ChunkHash[] {source, target.get()};
+            return f.get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof SQLException sql) {
                 throw sql;
@@ -263,7 +269,7 @@ final class TableCheck {
         List<RangeLedger.Range> ranges = prior.ranges();
         Suspect[] found = new Suspect[ranges.size()];
         AtomicInteger next = new AtomicInteger();
-        long[] rows = new long[sessions];
+        AtomicLong rows = new AtomicLong();
         int workers = Math.min(sessions, ranges.size());
         AtomicInteger threadNo = new AtomicInteger();
         ExecutorService others = Executors.newFixedThreadPool(workers - 1, r -> {
@@ -274,24 +280,16 @@ final class TableCheck {
         try {
             List<Future<Void>> running = new ArrayList<>();
             for (int w = 1; w < workers; w++) {
-                int slot = w;
                 running.add(others.submit(() -> {
                     try (SideTable s = new SideTable(sourceSide, pair.source()); SideTable t = new SideTable(targetSide, pair.target())) {
-                        rows[slot] = hashRanges(s, t, ranges, next, found);
+                        rows.addAndGet(hashRanges(s, t, ranges, next, found));
                     }
                     return null;
                 }));
             }
-            rows[0] = hashRanges(src, tgt, ranges, next, found);
+            rows.addAndGet(hashRanges(src, tgt, ranges, next, found));
             for (Future<Void> f : running) {
-                try {
-                    f.get();
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof SQLException sql) {
-                        throw sql;
-                    }
-                    throw new IllegalStateException(e.getCause());
-                }
+                resultOf(f);
             }
         } finally {
             others.shutdownNow();
@@ -301,11 +299,7 @@ final class TableCheck {
                 pending.add(s);
             }
         }
-        long total = 0;
-        for (long r : rows) {
-            total += r;
-        }
-        return new long[] {total, ranges.size()};
+        return new long[] {rows.get(), ranges.size()};
     }
 
     /** Takes ranges from {@code next} until none is left: the source digest from the ledger or hashed here, then the target's. */
