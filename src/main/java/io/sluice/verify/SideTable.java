@@ -66,7 +66,7 @@ final class SideTable implements AutoCloseable {
         return keys.isEmpty() ? null : keys.get(0);
     }
 
-    /** Row count and two folded halves of the rows' hashes over {@code (lo, hi]}, computed by the server. */
+    /** Row count and the fold of the rows' 64-bit hashes over {@code (lo, hi]}, computed by the server. */
     ChunkHash hash(Object[] lo, Object[] hi) throws SQLException {
         Range r = range(lo, hi);
         String q = sql.hashAggregate("SELECT " + sql.rowHash(quotedColumns, def.columns().stream().map(c -> c.kind()).toList()) + " AS h FROM " + from + r.where);
@@ -74,7 +74,7 @@ final class SideTable implements AutoCloseable {
             bind(ps, r, lo, hi);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return new ChunkHash(rs.getLong(1), rs.getString(2), rs.getString(3));
+                return new ChunkHash(rs.getLong(1), rs.getString(2));
             }
         }
     }
@@ -168,7 +168,11 @@ final class SideTable implements AutoCloseable {
         connection.close();
     }
 
-    /** A chunk's server-side digest; equal digests mean equal rows (up to md5 collisions). */
-    record ChunkHash(long count, String fold1, String fold2) {
+    /**
+     * A chunk's server-side digest; equal digests mean equal rows but for a chance of about 2^-64 per range that a
+     * difference folds to the same 64 bits (the row hashes are md5 or SHA2, not a linear checksum such as CRC32, whose
+     * folds cancel for two rows with swapped values).
+     */
+    record ChunkHash(long count, String fold) {
     }
 }

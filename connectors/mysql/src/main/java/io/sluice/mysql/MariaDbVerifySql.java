@@ -90,8 +90,8 @@ final class MariaDbVerifySql implements VerifySql {
         // QUOTE() gives 'text' with quotes and backslashes escaped, and the bare word NULL for NULL: so
         // NULL, '' and 'NULL' differ, and a comma inside a value cannot pass for a column boundary.
         // Each part is cast to binary so columns of different character sets can be concatenated.
-        // SHA2, not MD5: MySQL 9 has no MD5() (nor SHA1()); MariaDB and MySQL 8 both have SHA2. The aggregate
-        // reads the first 32 hex digits.
+        // SHA2, not MD5: MySQL 9 has no MD5() (nor SHA1()); MariaDB and MySQL 8 both have SHA2 (and it took less
+        // time than MD5 here: MariaDB 10.11 on AMD EPYC). The aggregate reads the first 16 hex digits.
         // Bytes go as HEX (NULL as the word NULL, which no hex string is): MySQL refuses QUOTE() of bytes that
         // are not valid in the connection's character set ("Cannot convert string … from binary to utf8mb4").
         StringBuilder sb = new StringBuilder("SHA2(CONCAT_WS(','");
@@ -113,8 +113,8 @@ final class MariaDbVerifySql implements VerifySql {
 
     @Override
     public String hashAggregate(String hashedRows) {
-        return "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV(SUBSTRING(r.h, 1, 16), 16, 10) AS UNSIGNED)), 0),"
-                + " COALESCE(BIT_XOR(CAST(CONV(SUBSTRING(r.h, 17, 16), 16, 10) AS UNSIGNED)), 0) FROM (" + hashedRows + ") AS r";
+        // The XOR of each SHA2's first 64 bits; h named once (see the interface).
+        return "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV(LEFT(r.h, 16), 16, 10) AS UNSIGNED)), 0) FROM (" + hashedRows + ") AS r";
     }
 
     @Override
