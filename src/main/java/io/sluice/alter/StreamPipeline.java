@@ -46,6 +46,8 @@ final class StreamPipeline {
     final Map<String, String> columns;
     final int partitions;
     private volatile ApplierProgress progress;
+    /** The session of the progress reads ({@link #read}); opened on first use, closed by {@link #stop}. */
+    private Connection reads;
     private final ConnectRuntime runtime;
     private final ConnectClient api;
     private final KafkaAccess kafka;
@@ -283,22 +285,50 @@ final class StreamPipeline {
 
     /** Whether the copy is complete in the target (the applier's state, committed with the rows). */
     boolean copyDone() throws SQLException {
-        try (Connection c = db.open()) {
-            return progress().copy(c, source, partitions).complete();
-        }
+        return read(c -> progress().copy(c, source, partitions).complete());
     }
 
     /** Rows copied into the target so far (the applier's state, committed with the rows; a cheap read). */
     long rowsCopied() throws SQLException {
-        try (Connection c = db.open()) {
-            return progress().copy(c, source, partitions).rowsCopied();
-        }
+        return read(c -> progress().copy(c, source, partitions).rowsCopied());
     }
 
     /** Per partition, the change-topic offset below which the applier has committed every event. */
     Map<Integer, Long> appliedChangeOffsets() throws SQLException {
-        try (Connection c = db.open()) {
-            return progress().changeOffsets(c, source);
+        return read(c -> progress().changeOffsets(c, source));
+    }
+
+    private interface Read<T> {
+        T apply(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs one of the reads above on the session kept for them (autocommit: each read sees what is committed now). Why
+     * one session: the copy loop, the live view and the catch-up ask several times a second, and a connection per ask
+     * was MariaDB's handshake and the driver's set-up every time, on the cores the copy uses (in a flight recording of a
+     * 5M-row alter, half of the main thread's samples during the copy were in opening connections). Dropped after an error.
+     */
+    private synchronized <T> T read(Read<T> read) throws SQLException {
+        if (reads == null) {
+            reads = db.open();
+        }
+        try {
+            return read.apply(reads);
+        } catch (SQLException | RuntimeException e) {
+            closeReads();
+            throw e;
+        }
+    }
+
+    private synchronized void closeReads() {
+        Connection c = reads;
+        reads = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                log.debug("closing the progress session: {}", e.toString());
+            }
         }
     }
 
@@ -340,6 +370,7 @@ final class StreamPipeline {
 
     /** Deletes the connectors (applier first: nothing may write into the target after a cut-over). */
     void stop() {
+        closeReads();
         api.delete(applierName());
         api.delete(copierName());
         api.delete(debeziumName());
