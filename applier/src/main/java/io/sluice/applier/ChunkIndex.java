@@ -59,10 +59,7 @@ final class ChunkIndex {
         if (appends(chunk)) {
             bounds.add(chunk.hi());
             cover.add(bounds.size() - 1, chunk);   // the open interval above the new bound stays uncovered
-            chunks.add(chunk);
-            if (chunk.snapshot() != null) {
-                horizon = horizon == null ? chunk.snapshot() : horizon.horizonWith(chunk.snapshot());
-            }
+            completed(chunk);
             return;
         }
         int loAt = chunk.lo() == null ? -1 : insertBound(chunk.lo());
@@ -89,6 +86,10 @@ final class ChunkIndex {
         }
         cover.set(interval, chunk);
         gaps--;
+        completed(chunk);
+    }
+
+    private void completed(Chunk chunk) {
         chunks.add(chunk);
         if (chunk.snapshot() != null) {
             horizon = horizon == null ? chunk.snapshot() : horizon.horizonWith(chunk.snapshot());
