@@ -15,7 +15,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 
-/** The verifier's SQL on PostgreSQL: row-value comparisons, md5 of the row's text, sums of its halves. */
+/** The verifier's SQL on PostgreSQL: row-value comparisons, md5 of the row's text, the sum of its first 64 bits. */
 final class PgVerifySql implements VerifySql {
     static final PgVerifySql INSTANCE = new PgVerifySql();
 
