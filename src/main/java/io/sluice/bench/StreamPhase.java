@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.spi.dialect.ChangeFormat;
 import io.sluice.spi.model.TableId;
 
 import org.slf4j.Logger;
@@ -383,10 +384,8 @@ final class StreamPhase {
         c.put("collection.name.format", table);
         c.put("batch.size", String.valueOf(o.jdbcSinkBatch()));
         c.put("use.reduction.buffer", "true");
-        c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("key.converter.schemas.enable", "true");
-        c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("value.converter.schemas.enable", "true");
+        // the format the pipeline's Debezium writes (kafka.change-format's default): the sink reads the same topics
+        c.putAll(ChangeFormat.COMPACT.converters());
         c.put("consumer.override.max.poll.records", String.valueOf(o.jdbcSinkBatch()));
         c.put("consumer.override.auto.offset.reset", "earliest");
         c.put("errors.tolerance", "none");

@@ -123,6 +123,14 @@ final class TypeMatrix {
         return m;
     }
 
+    /** The change events' format (kafka.change-format); the dialects' own is compact. */
+    private io.sluice.spi.dialect.ChangeFormat format = io.sluice.spi.dialect.ChangeFormat.COMPACT;
+
+    TypeMatrix format(io.sluice.spi.dialect.ChangeFormat format) {
+        this.format = format;
+        return this;
+    }
+
     /** Cases (by table name) that may stop their applier: each gets its own, so the rest still arrive. */
     TypeMatrix isolating(java.util.Set<String> names) {
         this.isolated = names;
@@ -215,6 +223,7 @@ final class TypeMatrix {
         StreamSpec spec = new StreamSpec(pipeline, srcUrl, src.user(), src.password(), tables, Duration.ofSeconds(1), 1);
         Map<String, String> dbz = postgresSource ? PostgresStream.debeziumConfig(spec)
                 : MariaDbStream.debeziumConfig(spec, TestServers.kafka().bootstrapServers());
+        dbz.putAll(format.converters());
         String dbzName = pipeline + "-debezium";
         connect.putConnector(dbzName, dbz);
         connect.awaitRunning(dbzName, Duration.ofSeconds(60));

@@ -4,6 +4,7 @@ import io.sluice.applier.ApplierSettings;
 import io.sluice.copier.CopierConfig;
 import io.sluice.spi.config.PipelineSettings;
 import io.sluice.spi.config.Setting;
+import io.sluice.spi.dialect.ChangeFormat;
 import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
 import io.sluice.verify.VerifyConfig;
@@ -114,6 +115,9 @@ public final class ConfigSchema {
             .description("Retention of change and copy topics. Kafka buffers the change stream while the copy runs, "
                     + "so this must exceed the copy's duration.")
             .validator(v -> v.compareTo(Duration.ofHours(1)) < 0 ? "must be at least 1h" : null).build();
+    public static final Setting<String> KAFKA_CHANGE_FORMAT = Setting.builder("change-format", SettingType.STRING)
+            .defaultValue(ChangeFormat.COMPACT.configValue()).validator(ChangeFormat::check)
+            .description(ChangeFormat.DESCRIPTION).build();
     public static final Setting<String> KAFKA_STATE_DIR = Setting.builder("state-dir", SettingType.STRING).defaultValue(".sluice")
             .description("Directory of the embedded broker's and worker's data; running again with the same "
                     + "directory resumes. Relative paths are relative to the working directory.").build();
@@ -143,7 +147,7 @@ public final class ConfigSchema {
             new Settings("tables", List.of(TABLES_INCLUDE, TABLES_EXCLUDE)));
     public static final ConfigSection KAFKA = ConfigSection.of("kafka", "Where the change and copy streams live.",
             new Settings("kafka", List.of(KAFKA_BOOTSTRAP, KAFKA_CONNECT_URL, KAFKA_PARTITIONS, KAFKA_REPLICATION,
-                    KAFKA_RETENTION, KAFKA_STATE_DIR, CONNECT_TIMEOUT)));
+                    KAFKA_RETENTION, KAFKA_CHANGE_FORMAT, KAFKA_STATE_DIR, CONNECT_TIMEOUT)));
     public static final ConfigSection HTTP = ConfigSection.of("http", "The status, metrics and control endpoint.",
             new Settings("http", List.of(HTTP_ENABLED, HTTP_BIND, HTTP_PORT)));
 

@@ -17,6 +17,7 @@ import io.sluice.copier.connect.KafkaLimits;
 import io.sluice.spi.model.TableList;
 import io.sluice.spi.config.ConfigException;
 import io.sluice.spi.connect.PartitionByKey;
+import io.sluice.spi.dialect.ChangeFormat;
 import io.sluice.spi.dialect.StreamSpec;
 import io.sluice.spi.model.TableDef;
 import io.sluice.spi.model.TableId;
@@ -137,6 +138,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         // The YAML's kafka (partitions, replication), copier (its parallelism is the copier's tasks) and applier sections.
         Settings.Values kafka = cfg.values(ConfigSchema.KAFKA);
         Settings.Values copier = cfg.values(ConfigSchema.COPIER);
+        b.debezium(ChangeFormat.parse(kafka.get(ConfigSchema.KAFKA_CHANGE_FORMAT)).converters());
         return b.partitions(kafka.get(ConfigSchema.KAFKA_PARTITIONS))
                 .replication(kafka.get(ConfigSchema.KAFKA_REPLICATION))
                 .copierTasks(copier.get(CopierConfig.PARALLELISM))

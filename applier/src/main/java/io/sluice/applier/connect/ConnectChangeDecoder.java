@@ -4,6 +4,7 @@ import io.sluice.applier.ChangeDecoder;
 import io.sluice.applier.InboundRecord;
 import io.sluice.applier.TablePlan;
 import io.sluice.spi.connect.ChangeEventDecoder;
+import io.sluice.spi.connect.CompactConverter;
 import io.sluice.spi.model.RowChange;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.Struct;
@@ -14,7 +15,8 @@ import java.util.Map;
 /**
  * Decodes Debezium change events that reach the sink as raw bytes. The sink reads both of a table's topics
  * with the ByteArrayConverter (a connector has one converter, and the copy topics are not JSON), and turns
- * change records into Connect Structs here with Kafka's own JsonConverter ({@code schemas.enable=true}, as the
+ * change records into Connect Structs here: Sluice's compact format ({@link CompactConverter}, the default
+ * {@code kafka.change-format}) by its magic bytes, anything else as JSON, with Kafka's own JsonConverter ({@code schemas.enable=true}, as the
  * Debezium connector writes them), through {@link JsonEnvelopeReader}, which parses each table's schema once. Doing it here rather than in the worker's converter also means an
  * undecodable record becomes a poison message with its coordinates, not a converter error.
  *
@@ -24,6 +26,8 @@ import java.util.Map;
 public final class ConnectChangeDecoder implements ChangeDecoder {
     private final JsonEnvelopeReader keys = new JsonEnvelopeReader(true);
     private final JsonEnvelopeReader values = new JsonEnvelopeReader(false);
+    private final CompactConverter compactKeys = new CompactConverter();
+    private final CompactConverter compactValues = new CompactConverter();
     private final String placeholder;
     private final Map<TablePlan, ChangeEventDecoder> decoders = new HashMap<>();
 
@@ -36,7 +40,8 @@ public final class ConnectChangeDecoder implements ChangeDecoder {
         if (r.value() == null) {
             return null;   // tombstone
         }
-        SchemaAndValue v = values.read(r.topic(), r.value());
+        boolean compact = CompactConverter.isCompact(r.value());
+        SchemaAndValue v = compact ? compactValues.toConnectData(r.topic(), r.value()) : values.read(r.topic(), r.value());
         if (v.value() == null) {
             return null;
         }
@@ -45,10 +50,11 @@ public final class ConnectChangeDecoder implements ChangeDecoder {
         }
         Struct source = envelope.getStruct("source");
         checkTable(plan, source);
-        if (!values.lastFast()) {
+        if (!compact && !values.lastFast()) {
             NonFiniteFloats.repair(r.value(), envelope);   // the fast path reads non-finite floats itself
         }
-        Object key = r.key() == null ? null : keys.read(r.topic(), r.key()).value();
+        Object key = r.key() == null ? null : CompactConverter.isCompact(r.key())
+                ? compactKeys.toConnectData(r.topic(), r.key()).value() : keys.read(r.topic(), r.key()).value();
         ChangeEventDecoder decoder = decoders.computeIfAbsent(plan, p -> new ChangeEventDecoder(p.def(),
                 s -> p.source().eventPosition(s), placeholder));
         RowChange change = decoder.decode(key, envelope);

@@ -56,7 +56,8 @@ final class JsonEnvelopeReader {
     }
 
     JsonEnvelopeReader(boolean isKey) {
-        converter.configure(Map.of("schemas.enable", "true", "decimal.format", "BASE64"), isKey);
+        // a null stays null where the field has a default (the converter would read it as the default)
+        converter.configure(Map.of("schemas.enable", "true", "decimal.format", "BASE64", "replace.null.with.default", "false"), isKey);
     }
 
     /** Whether the last {@link #read} took the fast path (else JsonConverter's result needs its NaN repair). */
@@ -242,11 +243,11 @@ final class JsonEnvelopeReader {
         };
     }
 
-    /** JsonConverter's rule for a null or missing value: the schema's default, else null if optional, else an error. */
+    /**
+     * JsonConverter's rule for a null or missing value with {@code replace.null.with.default=false}: null if the
+     * schema is optional, else an error. Never the schema's default: a column's DEFAULT is not its value.
+     */
     private static Object nullValue(Schema schema) {
-        if (schema.defaultValue() != null) {
-            return schema.defaultValue();
-        }
         if (schema.isOptional()) {
             return null;
         }

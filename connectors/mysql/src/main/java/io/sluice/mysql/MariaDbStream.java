@@ -1,6 +1,7 @@
 package io.sluice.mysql;
 
 import io.sluice.spi.connect.ChangeEventDecoder;
+import io.sluice.spi.dialect.ChangeFormat;
 import io.sluice.spi.connect.KeyColumns;
 import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.PlanException;
@@ -104,10 +105,7 @@ public final class MariaDbStream {
         c.put("event.processing.failure.handling.mode", "fail");
         c.put("inconsistent.schema.handling.mode", "fail");
         c.put("heartbeat.interval.ms", String.valueOf(spec.heartbeat().toMillis()));
-        c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("key.converter.schemas.enable", "true");
-        c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("value.converter.schemas.enable", "true");
+        c.putAll(ChangeFormat.COMPACT.converters());   // the pipeline's kafka.change-format replaces it
         c.put("topic.creation.default.partitions", String.valueOf(spec.partitions()));
         c.put("topic.creation.default.replication.factor", "1");
         c.put("transforms", "partitionByKey");

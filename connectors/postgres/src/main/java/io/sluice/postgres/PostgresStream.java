@@ -1,6 +1,7 @@
 package io.sluice.postgres;
 
 import io.sluice.spi.connect.ChangeEventDecoder;
+import io.sluice.spi.dialect.ChangeFormat;
 import io.sluice.spi.connect.KeyColumns;
 import io.sluice.spi.connect.PartitionByKey;
 import io.sluice.spi.dialect.PlanException;
@@ -111,10 +112,7 @@ public final class PostgresStream {
 
     /** Settings shared with the MariaDB/MySQL configs: converters, topic creation, key partitioning, errors. */
     static void common(Map<String, String> c, StreamSpec spec) {
-        c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("key.converter.schemas.enable", "true");
-        c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("value.converter.schemas.enable", "true");
+        c.putAll(ChangeFormat.COMPACT.converters());   // the pipeline's kafka.change-format replaces it
         c.put("topic.creation.default.partitions", String.valueOf(spec.partitions()));
         c.put("topic.creation.default.replication.factor", "1");
         c.put("transforms", "partitionByKey");

@@ -18,6 +18,11 @@ public final class ByteSource {
         this.end = off + len;
     }
 
+    /** The offset of the next byte to read, in the array given to the constructor. */
+    public int position() {
+        return pos;
+    }
+
     public boolean hasRemaining() {
         return pos < end;
     }

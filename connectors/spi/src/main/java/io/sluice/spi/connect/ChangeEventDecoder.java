@@ -70,7 +70,9 @@ public final class ChangeEventDecoder {
                 throw new IllegalArgumentException("column " + table.id() + "." + f.name()
                         + " is in the change stream but not in the table plan (was it added during the run?)");
             }
-            row[i] = convert(table.column(i), f.schema(), struct.get(f));
+            // without the default: Struct.get hands back a field's default for a null, and a column with a DEFAULT
+            // that the source set to NULL must arrive as NULL
+            row[i] = convert(table.column(i), f.schema(), struct.getWithoutDefault(f.name()));
             seen++;
         }
         if (seen != row.length) {
@@ -88,7 +90,7 @@ public final class ChangeEventDecoder {
             if (f == null) {
                 throw new IllegalArgumentException("key of a change event for " + table.id() + " lacks key column " + c.name());
             }
-            key[i] = convert(c, f.schema(), k.get(f));
+            key[i] = convert(c, f.schema(), k.getWithoutDefault(f.name()));
         }
         return key;
     }
