@@ -1,13 +1,14 @@
 package io.sluice.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.spi.connect.CompactConverter;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -40,7 +41,10 @@ final class CaptureLag {
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        ObjectMapper json = new ObjectMapper();
+        // the change topic holds whichever kafka.change-format the phase's Debezium writes
+        CompactConverter compact = new CompactConverter();
+        JsonConverter json = new JsonConverter();
+        json.configure(Map.of("schemas.enable", "true", "replace.null.with.default", "false"), false);
         List<Long> lags = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
@@ -68,14 +72,18 @@ final class CaptureLag {
                     if (r.value() == null || r.timestamp() > toMillis) {
                         continue;
                     }
-                    JsonNode payload = json.readTree(r.value()).path("payload");
-                    JsonNode ts = payload.path("source").path("ts_ms");
-                    if (ts.isNumber()) {
-                        lags.add(r.timestamp() - ts.asLong());
+                    Object value = (CompactConverter.isCompact(r.value()) ? compact.toConnectData(topic, r.value())
+                            : json.toConnectData(topic, r.value())).value();
+                    if (!(value instanceof Struct envelope) || envelope.schema().field("source") == null) {
+                        continue;
                     }
-                    JsonNode after = payload.path("after");
-                    if (!probeIds.isEmpty() && after.isObject()) {
-                        String id = after.path("block").asLong() + "/" + after.path("address").asText() + "/" + after.path("nonce").asLong();
+                    Object ts = envelope.getStruct("source").get("ts_ms");
+                    if (ts instanceof Number n) {
+                        lags.add(r.timestamp() - n.longValue());
+                    }
+                    Struct after = envelope.getStruct("after");
+                    if (!probeIds.isEmpty() && after != null) {
+                        String id = after.get("block") + "/" + after.get("address") + "/" + after.get("nonce");
                         if (probeIds.contains(id)) {
                             recordTimes.put(id, r.timestamp());
                         }
