@@ -45,7 +45,7 @@ public enum ChangeFormat {
     }
 
     public static final String DESCRIPTION = "Format of the change events Debezium writes into the change topics: compact "
-            + "(Sluice's binary format, io.sluice.spi.connect.CompactConverter: exact for every value, and about "
-            + "a tenth of JSON's cost to write and read) or json (Kafka's JsonConverter with the schema in every message, for "
+            + "(Sluice's binary format, io.sluice.spi.connect.CompactConverter: exact for every value, records under half "
+            + "JSON's size, each still carrying its schema) or json (Kafka's JsonConverter with the schema in every message, for "
             + "other consumers of the topics). The applier reads both, so a pipeline may change it between runs.";
 }
