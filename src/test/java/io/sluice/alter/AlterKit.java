@@ -62,9 +62,10 @@ final class AlterKit {
     }
 
     static ConnectRuntime runtime() {
-        // Small chunks so a few thousand rows make several chunks and the copy overlaps the workload.
+        // Small chunks so a few thousand rows make several chunks and the copy overlaps the workload (in-server chunks
+        // take chunk.rows.max).
         return new ConnectRuntime(worker().restUrl(), TestServers.kafka().bootstrapServers(),
-                Map.of("chunk.rows.initial", "500", "chunk.rows.min", "100", "chunk.rows.max", "1000", "split.min.rows", "1"),
+                Map.of("chunk.rows.initial", "250", "chunk.rows.min", "100", "chunk.rows.max", "500", "split.min.rows", "1"),
                 Map.of("rows.per.write", "200", "rows.per.transaction", "2000"));
     }
 }

@@ -185,7 +185,7 @@ public final class Copier implements AutoCloseable {
         }
         Chunker chunker = new Chunker(dialect, source, range, config, metrics(range.table().id()));
         if (inServer) {
-            chunker.inServer(dialect.inServerCopy(), config.chunkRowsInitial());
+            chunker.inServer(dialect.inServerCopy(), config.inServerChunkRows());
         } else if (direct.contains(range.table().id())) {
             // No row passes through this task, so memory and the read's duration do not bound a direct chunk.
             chunker.inServer(dialect.inServerCopy(), config.directChunkRows());

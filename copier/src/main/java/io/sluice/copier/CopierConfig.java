@@ -32,7 +32,10 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
     public static final Setting<Integer> CHUNK_ROWS_MAX = Setting.builder("chunk.rows.max", SettingType.INT)
             .defaultValue(100_000).unit("rows").validator(Setting.atLeast(1))
             .description("Largest row limit of a chunk. The benchmark gained nothing past 100k rows, and a bigger chunk is a "
-                    + "longer source transaction and more memory.").build();
+                    + "longer source transaction and more memory. sluice alter's in-server chunks (alter.copy-in-server) "
+                    + "all take this size: their rows stay in the server, and one INSERT … SELECT of 100k rows holds its "
+                    + "range's locks for ~0.5 s (pt-online-schema-change's default chunk time); 5M MariaDB rows copied in "
+                    + "20.0-21.4 s against 23.2-24.6 s in chunks of 20k.").build();
     public static final Setting<Integer> CHUNK_ROWS_DIRECT = Setting.builder("chunk.rows.direct", SettingType.INT)
             .defaultValue(500_000).unit("rows").validator(Setting.atLeast(1))
             .description("Rows of a direct chunk (copy.direct), whose rows the applier streams from the source into the target "
@@ -172,6 +175,14 @@ public record CopierConfig(int chunkRowsInitial, int chunkRowsMin, int chunkRows
      */
     public int directChunkRows() {
         return throttleRowsPerSecond > 0 ? chunkRowsMax : chunkRowsDirect;
+    }
+
+    /**
+     * Rows of an in-server chunk ({@code sluice alter}): {@link #CHUNK_ROWS_MAX}. The copier only plans its bounds, so the
+     * duration adaptation has no read to measure; each chunk is one statement that holds its range's locks while it runs.
+     */
+    public int inServerChunkRows() {
+        return chunkRowsMax;
     }
 
     /** copy.direct as the assembly applies it (replicate and the bench alike): on, and no source-load probe. */
