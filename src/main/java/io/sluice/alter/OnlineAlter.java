@@ -190,10 +190,20 @@ public final class OnlineAlter {
         }
     }
 
+    /**
+     * Heartbeat of the forward stream, which lives only while the alter runs. Debezium's committed offset moves past a
+     * write outside the capture (the catch-up's nudge, {@link CatchUp}) only with its next heartbeat record, and it sends
+     * one at most once per interval: with 1 s, every catch-up of an idle table waited ~1 s, the cut-over's under the
+     * table lock. The copy's stream gate waits for a heartbeat too. A heartbeat is one small record (on PostgreSQL also
+     * the logical message Debezium's heartbeat query writes), at most ten a second while the alter runs; the revert
+     * stream, which may run for days, keeps {@link AlterOptions#heartbeat()}.
+     */
+    static final Duration FORWARD_HEARTBEAT = Duration.ofMillis(100);
+
     private Result stream(AlterPlan plan, StreamPipeline forward, StreamPipeline reverse, AlterState state)
             throws SQLException, InterruptedException {
         phase(Phase.COPYING, "copying " + plan.source().id() + " into " + plan.names().shadow());
-        forward.startAll(options.heartbeat());
+        forward.startAll(FORWARD_HEARTBEAT);
         startLedger(plan, forward);
         long deadline = System.nanoTime() + options.copyTimeout().toNanos();
         for (int tick = 0; !forward.copyDone(); tick++) {
