@@ -141,7 +141,7 @@ final class StreamPipeline {
         createTopics();
         api.putConfig(applierName(), configs(null, false).applier().config());
         api.putConfig(debeziumName(), debeziumConfig(heartbeat));
-        api.putConfig(copierName(), configs(null, false).copier().config());
+        api.putConfig(copierName(), configs(heartbeat, false).copier().config());   // its stream gate wakes the source after one heartbeat
         awaitRunning(debeziumName());
         awaitRunning(applierName());
         awaitRunning(copierName());

@@ -9,6 +9,7 @@ import io.sluice.applier.connect.ApplierSinkConnector;
 import io.sluice.copier.CopierConfig;
 import io.sluice.copier.connect.CopierConnectorConfig;
 import io.sluice.copier.connect.CopierSourceConnector;
+import io.sluice.spi.config.SettingType;
 import io.sluice.spi.config.Settings;
 import io.sluice.spi.dialect.Dialects;
 import io.sluice.spi.dialect.SourceDialect;
@@ -196,6 +197,7 @@ public record ConnectorConfigs(Named debezium, Named copier, Named applier) {
         copier.put(CopierConnectorConfig.REPLICATION.key(), String.valueOf(spec.replication() == null ? -1 : spec.replication()));
         // Connect's consumer group of a sink connector is connect-<name>: the copier may hold while it lags.
         copier.put(CopierConnectorConfig.APPLIER_GROUP.key(), "connect-" + spec.applierName());
+        copier.put(CopierConnectorConfig.STREAM_HEARTBEAT.key(), SettingType.DURATION_TYPE.format(spec.heartbeat()));
         copier.putAll(spec.copier());
         // copier.copy-direct is this assembly's choice (copy.direct.tables names its outcome); the connector has no use for it
         copier.remove(CopierConfig.COPY_DIRECT.key());

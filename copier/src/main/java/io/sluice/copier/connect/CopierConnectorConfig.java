@@ -22,7 +22,7 @@ import java.util.Map;
 public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<TableId> tables, int partitions,
                                     String jdbcUrl, String user, String password, String bootstrapServers,
                                     int replicationFactor, boolean streamReadyCheck, String slotName,
-                                    String applierGroup, long applierLagMax, ZeroDates zeroDates, boolean copyInServer,
+                                    java.time.Duration streamHeartbeat, String applierGroup, long applierLagMax, ZeroDates zeroDates, boolean copyInServer,
                                     List<TableId> copyDirect, Map<String, Object> adminProps) {
 
     // The pipeline-wide settings, declared once for both connectors (PipelineSettings).
@@ -44,6 +44,11 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
                     + "MariaDB: a heartbeat reached the heartbeat topic). Only tests that need no stream turn it off.").build();
     public static final Setting<String> SLOT_NAME = Setting.builder("stream.slot.name", SettingType.STRING).defaultValue("")
             .description("PostgreSQL: the Debezium replication slot to wait for; empty takes the slot.name of the dialect's Debezium config.").build();
+    public static final Setting<java.time.Duration> STREAM_HEARTBEAT = Setting.builder("stream.heartbeat", SettingType.DURATION_TYPE)
+            .defaultValue(java.time.Duration.ofSeconds(1)).unit("duration").validator(d -> d.isZero() || d.isNegative() ? "must be positive" : null)
+            .description("MariaDB/MySQL: the Debezium connector's heartbeat.interval.ms (source.heartbeat). On an idle source the "
+                    + "stream gate makes the server send a binlog event after this long without a heartbeat: Debezium answers "
+                    + "one only once this interval has passed since its last.").build();
     public static final Setting<String> APPLIER_GROUP = Setting.builder("throttle.applier.group", SettingType.STRING).defaultValue("")
             .description("Consumer group of the applier; with throttle.applier.lag.max, the copy holds while that group "
                     + "lags behind the copy topic by more messages. Empty disables.").build();
@@ -63,7 +68,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
                     + "tables the applier creates without their key); the applier refuses such chunks for any other table.").build();
 
     private static final List<Setting<?>> OWN = List.of(PIPELINE, TABLES, PARTITIONS, SOURCE_URL, USER, PASSWORD, ZERO_DATES, BOOTSTRAP,
-            REPLICATION, STREAM_READY_CHECK, SLOT_NAME, APPLIER_GROUP, APPLIER_LAG_MAX, COPY_IN_SERVER, COPY_DIRECT_TABLES);
+            REPLICATION, STREAM_READY_CHECK, SLOT_NAME, STREAM_HEARTBEAT, APPLIER_GROUP, APPLIER_LAG_MAX, COPY_IN_SERVER, COPY_DIRECT_TABLES);
     public static final Settings SETTINGS;
 
     static {
@@ -95,7 +100,7 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
         admin.put("bootstrap.servers", v.get(BOOTSTRAP));
         return new CopierConnectorConfig(copier, v.get(PIPELINE), v.get(TABLES), v.get(PARTITIONS),
                 v.get(SOURCE_URL), v.get(USER), v.get(PASSWORD), v.get(BOOTSTRAP), v.get(REPLICATION),
-                v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX),
+                v.get(STREAM_READY_CHECK), v.get(SLOT_NAME), v.get(STREAM_HEARTBEAT), v.get(APPLIER_GROUP), v.get(APPLIER_LAG_MAX),
                 ZeroDates.parse(v.get(ZERO_DATES)), v.get(COPY_IN_SERVER), v.get(COPY_DIRECT_TABLES), Map.copyOf(admin));
     }
 }

@@ -69,26 +69,29 @@ final class StreamGate {
                 }
             };
         }
-        return new HeartbeatGate(Topics.heartbeatTopic(config.pipeline()), admin, source, dialect.streamWakeUp());
+        return new HeartbeatGate(Topics.heartbeatTopic(config.pipeline()), admin, source, dialect.streamWakeUp(),
+                config.streamHeartbeat().toMillis());
     }
 
     /**
      * Opens on a heartbeat newer than its first check (end offsets, not clocks: no skew between workers matters).
-     * When none came within {@link #WAKE_UP_AFTER_MS} the source is idle, and the gate runs the dialect's wake-up
+     * When none came within one heartbeat interval the source is idle, and the gate runs the dialect's wake-up
      * statement, whose binlog event makes Debezium heartbeat; again at doubling intervals (up to 32 s) while it
      * waits, since a Debezium connector still starting misses an event sent before it reads the binlog.
      */
     static final class HeartbeatGate implements Copier.Gate {
         private static final Logger log = LoggerFactory.getLogger(HeartbeatGate.class);
         /**
-         * The default heartbeat interval ({@code source.heartbeat}): Debezium heartbeats on a binlog event only once
-         * that long has passed since its last heartbeat, which it sends as it starts streaming, so an earlier wake-up
-         * is wasted (0.5 s: the first rotation went unanswered, the second after 1.6 s opened the gate). The wait is
-         * the start of every MariaDB/MySQL copy (bench: copier to first chunk 2.9 s with the former 2 s). A busy source
-         * may get one binlog rotation it did not need; a Debezium still connecting misses the event, and the doubling
-         * intervals send another.
+         * The first wake-up comes one heartbeat interval ({@code stream.heartbeat}, the connector's
+         * {@code heartbeat.interval.ms}) after the first check: Debezium heartbeats on a binlog event only once that long
+         * has passed since its last heartbeat, which it sends as it starts streaming, so an earlier wake-up is wasted
+         * (1 s interval, wake-up after 0.5 s: the first rotation went unanswered, the second after 1.6 s opened the gate).
+         * The wait is the start of every MariaDB/MySQL copy (bench: copier to first chunk 2.9 s with a fixed 2 s). A busy
+         * source may get one binlog rotation it did not need; a Debezium still connecting misses the event, and the
+         * doubling intervals send another. Never before {@link #WAKE_UP_MIN_MS}: the first checks come every 100 ms.
          */
-        static final long WAKE_UP_AFTER_MS = 1_000;
+        static final long WAKE_UP_MIN_MS = 200;
+        private final long wakeUpAfter;
         private final String topic;
         private final Admin admin;
         private final ConnectionFactory source;
@@ -97,10 +100,12 @@ final class StreamGate {
         /** End offsets at the first check; a partition absent then (or the topic) starts at 0. */
         private Map<TopicPartition, Long> baseline;
         private long nextWakeUp;
-        private long wakeUpInterval = WAKE_UP_AFTER_MS;
+        private long wakeUpInterval;
         private boolean wakeUpFailed;
 
-        HeartbeatGate(String topic, Admin admin, ConnectionFactory source, String wakeUp) {
+        HeartbeatGate(String topic, Admin admin, ConnectionFactory source, String wakeUp, long heartbeatMillis) {
+            this.wakeUpAfter = Math.max(WAKE_UP_MIN_MS, heartbeatMillis);
+            this.wakeUpInterval = wakeUpAfter;
             this.topic = topic;
             this.admin = admin;
             this.source = source;
@@ -112,7 +117,7 @@ final class StreamGate {
             Map<TopicPartition, Long> now = endOffsets();
             if (baseline == null) {
                 baseline = now;
-                nextWakeUp = System.currentTimeMillis() + WAKE_UP_AFTER_MS;
+                nextWakeUp = System.currentTimeMillis() + wakeUpAfter;
                 return false;
             }
             if (now.entrySet().stream().anyMatch(e -> e.getValue() > baseline.getOrDefault(e.getKey(), 0L))) {
