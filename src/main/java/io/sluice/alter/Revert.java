@@ -192,6 +192,9 @@ public final class Revert {
     /** After the switch: the reverse stream's Debezium connector (MariaDB), its single chunk, and its applier. */
     static void start(StreamPipeline reverse, String position, Duration heartbeat) throws SQLException, InterruptedException {
         SnapshotPosition snapshot = SnapshotPosition.decode(position);
+        // The applier starts while the stream does (it holds change events until their chunk, written below, is
+        // recorded, as in any pipeline): one after the other they took ~1.5 s after the switch.
+        reverse.submitApplier();
         if (!reverse.keepsPosition() && reverse.debeziumOffset().isEmpty()) {
             BinlogSnapshot at = (BinlogSnapshot) snapshot;
             reverse.debezium("snapshot.mode", "recovery").debezium("snapshot.locking.mode", "none");
@@ -218,6 +221,6 @@ public final class Revert {
             }
             reverse.produceCopy(records);
         }
-        reverse.startApplier();
+        reverse.awaitApplier();
     }
 }

@@ -161,11 +161,12 @@ final class StreamPipeline {
                     api.setOffset(debeziumName(), Map.of("server", Topics.sanitize(name)), offset);
                     break;
                 } catch (AlterException e) {
-                    // Until the herder has the connector in STOPPED state, offsets cannot be altered.
+                    // Until the herder has the connector in STOPPED state, offsets cannot be altered (a refused
+                    // request is cheap; this wait is part of the revert window's start after a cut-over).
                     if (System.nanoTime() > deadline) {
                         throw e;
                     }
-                    Thread.sleep(200);
+                    Thread.sleep(50);
                 }
             }
             api.resume(debeziumName());
@@ -235,9 +236,13 @@ final class StreamPipeline {
         kafka.produce(copyTopic(), records);
     }
 
-    void startApplier() throws InterruptedException {
+    /** Creates the topics and submits the applier without waiting for it to run ({@link #awaitApplier}). */
+    void submitApplier() {
         createTopics();
         api.putConfig(applierName(), configs(null, false).applier().config());
+    }
+
+    void awaitApplier() throws InterruptedException {
         awaitRunning(applierName());
     }
 
