@@ -205,7 +205,7 @@ public final class Revert {
             reverse.startStreamAt(heartbeat, offset);
         } else if (reverse.keepsPosition()) {
             reverse.debezium("publication.autocreate.mode", "disabled");
-            reverse.startStream(heartbeat);   // idempotent: same config
+            reverse.ensureStream(heartbeat);   // prepare started it before the switch
         }
         TableDef def;
         try (Connection c = reverse.db.open()) {

@@ -132,6 +132,19 @@ final class StreamPipeline {
     }
 
     /**
+     * The Debezium connector running: started when it does not exist, else only waited for. Submitting the config of a
+     * running connector again restarts it, and a restart still under way when the embedded worker stops fails
+     * ("Worker is shutting down").
+     */
+    void ensureStream(Duration heartbeat) throws InterruptedException {
+        if (api.status(debeziumName()).isEmpty()) {
+            startStream(heartbeat);
+        } else {
+            awaitRunning(debeziumName());
+        }
+    }
+
+    /**
      * Submits the applier, the Debezium connector and the copier together, then waits for each to run. The order is free,
      * as for {@code sluice replicate} (Pipeline): the applier holds change events until their chunk is recorded, and the
      * copier takes no chunk before the stream is live (its stream gate); one after another each waited for the previous one
