@@ -19,10 +19,10 @@ public final class AlterSettings {
     }
 
     public static final Setting<Duration> MAX_LAG = Setting.builder("max-lag", SettingType.DURATION_TYPE)
-            .defaultValue(Duration.ofSeconds(2)).unit("duration").validator(AlterSettings::positive)
+            .defaultValue(Duration.ofSeconds(2)).unit("duration").validator(Setting::positive)
             .description("Cut over only when the shadow table is at most this far behind (--max-lag).").build();
     public static final Setting<Duration> LOCK_TIMEOUT = Setting.builder("lock-timeout", SettingType.DURATION_TYPE)
-            .defaultValue(Duration.ofSeconds(3)).unit("duration").validator(AlterSettings::positive)
+            .defaultValue(Duration.ofSeconds(3)).unit("duration").validator(Setting::positive)
             .description("Longest the cut-over may block the application's queries on the table: lock wait plus "
                     + "catch-up (--lock-timeout).").build();
     public static final Setting<Integer> CUTOVER_ATTEMPTS = Setting.builder("cutover-attempts", SettingType.INT)
@@ -30,7 +30,7 @@ public final class AlterSettings {
             .description("Cut-over attempts before giving up, the wait after each failed one doubling from "
                     + "retry-backoff (--cutover-attempts).").build();
     public static final Setting<Duration> RETRY_BACKOFF = Setting.builder("retry-backoff", SettingType.DURATION_TYPE)
-            .defaultValue(Duration.ofSeconds(1)).unit("duration").validator(AlterSettings::positive)
+            .defaultValue(Duration.ofSeconds(1)).unit("duration").validator(Setting::positive)
             .description("Wait after the first failed cut-over attempt (doubled each time).").build();
     public static final Setting<String> FOREIGN_KEYS = policy("foreign-keys",
             "Foreign keys on or to the table: refuse, or drop (the new table has none; recreate them yourself) (--foreign-keys).");
@@ -49,7 +49,7 @@ public final class AlterSettings {
             .description("Partitions of the alter's topics (and applier tasks) when kafka.partitions is not set: one "
                     + "table needs fewer than a whole pipeline. kafka.partitions, when set, wins.").build();
     public static final Setting<Duration> COPY_TIMEOUT = Setting.builder("copy-timeout", SettingType.DURATION_TYPE)
-            .defaultValue(Duration.ofHours(24)).unit("duration").validator(AlterSettings::positive)
+            .defaultValue(Duration.ofHours(24)).unit("duration").validator(Setting::positive)
             .description("Longest the copy into the shadow table may take before the alter fails.").build();
     public static final Setting<Duration> VERIFY_DEADLINE = Setting.builder("verify-deadline", SettingType.DURATION_TYPE)
             .defaultValue(Duration.ofSeconds(30)).unit("duration").validator(d -> d.isNegative() ? "must not be negative" : null)
@@ -82,9 +82,5 @@ public final class AlterSettings {
         return Setting.builder(key, SettingType.STRING).defaultValue("refuse")
                 .validator(v -> List.of("refuse", "drop").contains(v.toLowerCase(Locale.ROOT)) ? null : "must be refuse or drop")
                 .description(description).build();
-    }
-
-    private static String positive(Duration d) {
-        return d.isZero() || d.isNegative() ? "must be positive" : null;
     }
 }

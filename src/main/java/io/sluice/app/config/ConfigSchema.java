@@ -43,7 +43,7 @@ public final class ConfigSchema {
                     + "On MariaDB/MySQL the copy starts at the first heartbeat after the copier's start (the proof that "
                     + "the stream is reading), so a long interval delays the first chunk by up to one interval; a "
                     + "heartbeat is one small record on the pipeline's heartbeat topic.")
-            .validator(ConfigSchema::positive).build();
+            .validator(Setting::positive).build();
 
     public static final Setting<String> SOURCE_ZERO_DATES = PipelineSettings.SOURCE_ZERO_DATES.renamed("zero-dates");
     public static final Setting<String> SOURCE_NUL_CHARACTERS = PipelineSettings.SOURCE_NUL_CHARACTERS.renamed("nul-characters");
@@ -70,7 +70,7 @@ public final class ConfigSchema {
     public static final Setting<Duration> CONNECT_TIMEOUT = Setting.builder("connect-timeout", SettingType.DURATION_TYPE)
             .defaultValue(Duration.ofSeconds(10)).unit("duration")
             .description("How long to wait for the server to accept a connection.")
-            .validator(ConfigSchema::positive).build();
+            .validator(Setting::positive).build();
 
     // ---- tables ------------------------------------------------------------------------------------
 
@@ -202,9 +202,5 @@ public final class ConfigSchema {
         return Setting.builder("password", SettingType.STRING).secret()
                 .description("Password on the " + which + " database. Write ${env:NAME} or ${file:/path} rather than the "
                         + "password itself; never printed.").build();
-    }
-
-    private static String positive(Duration d) {
-        return d.isZero() || d.isNegative() ? "must be positive" : null;
     }
 }

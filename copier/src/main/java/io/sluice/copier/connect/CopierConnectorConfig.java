@@ -8,6 +8,7 @@ import io.sluice.spi.config.Settings;
 import io.sluice.spi.dialect.ZeroDates;
 import io.sluice.spi.model.TableId;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,7 +23,7 @@ import java.util.Map;
 public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<TableId> tables, int partitions,
                                     String jdbcUrl, String user, String password, String bootstrapServers,
                                     int replicationFactor, boolean streamReadyCheck, String slotName,
-                                    java.time.Duration streamHeartbeat, String applierGroup, long applierLagMax, ZeroDates zeroDates, boolean copyInServer,
+                                    Duration streamHeartbeat, String applierGroup, long applierLagMax, ZeroDates zeroDates, boolean copyInServer,
                                     List<TableId> copyDirect, Map<String, Object> adminProps) {
 
     // The pipeline-wide settings, declared once for both connectors (PipelineSettings).
@@ -44,8 +45,8 @@ public record CopierConnectorConfig(CopierConfig copier, String pipeline, List<T
                     + "MariaDB: a heartbeat reached the heartbeat topic). Only tests that need no stream turn it off.").build();
     public static final Setting<String> SLOT_NAME = Setting.builder("stream.slot.name", SettingType.STRING).defaultValue("")
             .description("PostgreSQL: the Debezium replication slot to wait for; empty takes the slot.name of the dialect's Debezium config.").build();
-    public static final Setting<java.time.Duration> STREAM_HEARTBEAT = Setting.builder("stream.heartbeat", SettingType.DURATION_TYPE)
-            .defaultValue(java.time.Duration.ofSeconds(1)).unit("duration").validator(d -> d.isZero() || d.isNegative() ? "must be positive" : null)
+    public static final Setting<Duration> STREAM_HEARTBEAT = Setting.builder("stream.heartbeat", SettingType.DURATION_TYPE)
+            .defaultValue(Duration.ofSeconds(1)).unit("duration").validator(Setting::positive)
             .description("MariaDB/MySQL: the Debezium connector's heartbeat.interval.ms (source.heartbeat). On an idle source the "
                     + "stream gate makes the server send a binlog event after this long without a heartbeat: Debezium answers "
                     + "one only once this interval has passed since its last.").build();

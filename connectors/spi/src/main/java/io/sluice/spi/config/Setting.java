@@ -133,4 +133,9 @@ public record Setting<T>(String key, SettingType<T> type, T defaultValue, boolea
     public static Function<Long, String> atLeastLong(long min) {
         return v -> v < min ? "must be at least " + min : null;
     }
+
+    /** Validator of a duration that must be longer than zero. */
+    public static String positive(java.time.Duration d) {
+        return d.isZero() || d.isNegative() ? "must be positive" : null;
+    }
 }
