@@ -27,7 +27,7 @@ import java.util.concurrent.Future;
  * <p>Crash safety comes from the target's transactions: a partition is recorded as loaded in the transaction of
  * the chunk that completes it; the key is built by one {@code ALTER TABLE} in the same transaction that records
  * the phase as built, so a crash mid-build rolls both back and the next check builds again. Exactly one session
- * builds: it holds the table's phase row ({@code FOR UPDATE NOWAIT}); every other applier finds the row locked
+ * builds: it holds the table's phase row ({@code FOR UPDATE SKIP LOCKED}); every other applier finds the row locked
  * (or already built) and waits for the next check.
  *
  * <p>The checks and the build run on a thread of their own with a session of their own: a build of a large table
@@ -186,15 +186,7 @@ final class KeyBuilds implements AutoCloseable {
         if (state.loadedPartitions(c, plan.id()) < partitions) {
             return StateStore.BUILT.equals(state.keyPhase(c, plan.id(), false));
         }
-        String phase;
-        try {
-            phase = state.keyPhase(c, plan.id(), true);
-        } catch (SQLException e) {
-            if ("55P03".equals(e.getSQLState())) {   // lock_not_available: another applier is building
-                return false;
-            }
-            throw e;
-        }
+        String phase = state.keyPhase(c, plan.id(), true);   // null while another applier holds the row: it is building
         if (!StateStore.LOADING.equals(phase)) {
             return StateStore.BUILT.equals(phase);
         }

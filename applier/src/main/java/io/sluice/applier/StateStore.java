@@ -313,11 +313,12 @@ final class StateStore {
     /**
      * The table's key-build phase ({@link #LOADING}, {@link #BUILT}), or null for a table created with its key.
      * With {@code lock}, the row is locked without waiting: null is then also returned when another session holds
-     * it (that session is building the key).
+     * it (that session is building the key). SKIP LOCKED rather than NOWAIT: the other tasks ask once a second for
+     * as long as the build runs, and NOWAIT's refusal is an ERROR in the target server's log each time.
      */
     String keyPhase(Connection c, TableId table, boolean lock) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT phase FROM " + keyBuild + " WHERE pipeline = ? AND source_table = ?"
-                + (lock ? " FOR UPDATE NOWAIT" : ""))) {
+                + (lock ? " FOR UPDATE SKIP LOCKED" : ""))) {
             ps.setString(1, pipeline);
             ps.setString(2, tableKey(table));
             try (ResultSet rs = ps.executeQuery()) {

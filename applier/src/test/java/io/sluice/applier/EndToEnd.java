@@ -74,6 +74,30 @@ final class EndToEnd {
         return this;
     }
 
+    /** The size of the target server's log, when the harness started the server (else 0: nothing to check). */
+    private static long serverLogSize(DatabaseServer server) throws java.io.IOException {
+        java.nio.file.Path log = serverLog(server);
+        return log == null ? 0 : java.nio.file.Files.size(log);
+    }
+
+    /** What the target server logged after {@code offset} (warnings and errors: the harness's log level). */
+    private static String serverLogSince(DatabaseServer server, long offset) throws java.io.IOException {
+        java.nio.file.Path log = serverLog(server);
+        if (log == null) {
+            return "";
+        }
+        byte[] all = java.nio.file.Files.readAllBytes(log);
+        return new String(all, (int) Math.min(offset, all.length), (int) Math.max(0, all.length - offset), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static java.nio.file.Path serverLog(DatabaseServer server) {
+        if (server instanceof io.sluice.testkit.PostgresServer p) {
+            java.nio.file.Path log = p.runDir().resolve("postgres.log");
+            return java.nio.file.Files.exists(log) ? log : null;
+        }
+        return null;
+    }
+
     private boolean keyBuiltAfter() {
         return keyAfterCopy && targetEngine == Workload.Engine.POSTGRES;
     }
@@ -194,7 +218,10 @@ final class EndToEnd {
         } else if (blocker != null) {
             awaitKeyBuildWaiting(tgt, tgtDb);
             claimsBeforeBuild = generations(tgt, tgtDb, pipeline);
+            long logBefore = serverLogSize(tgt);
             Thread.sleep(holdKeyBuild.toMillis());
+            // The other task asked for the phase row about once a second meanwhile: without an ERROR each time.
+            assertThat(serverLogSince(tgt, logBefore)).doesNotContain("could not obtain lock");
             blocker.commit();
             blocker.close();
             log.info("{}: key build held {} ms, then let go", name, holdKeyBuild.toMillis());
