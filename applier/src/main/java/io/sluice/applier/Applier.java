@@ -62,7 +62,7 @@ public final class Applier implements AutoCloseable {
         this.state = new StateStore(dialect, options.stateSchema(), options.pipeline());
         this.metrics = new ApplierMetrics(registry, options.pipeline());
         this.flow = flow;
-        this.keyBuilds = new KeyBuilds(dialect, pool, state, metrics, flow, options.partitions());
+        this.keyBuilds = new KeyBuilds(dialect, pool, state, metrics, flow, options.partitions(), options.keyBuildMemory());
         this.changes = new ChangeHandler(dialect, pool, state, metrics, flow, decoder, options, keyBuilds);
         this.inServer = new InServerChunks(pool, state, metrics, keyBuilds, changes, options.partitions(), flow,
                 new SourcePipe(dialect));

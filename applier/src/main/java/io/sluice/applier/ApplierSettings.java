@@ -90,6 +90,15 @@ public final class ApplierSettings {
                     + "key is built, so its lag grows during the copy and Kafka's retention must cover the whole copy. "
                     + "false keeps the key during the copy and applies changes as soon as their rows are copied.").build();
 
+    public static final Setting<Long> KEY_BUILD_MEMORY = Setting.builder("key.build.memory", SettingType.BYTES)
+            .defaultValue(1L << 30).unit("bytes")
+            .description("Sort memory of the key built after the copy (key.after.copy; PostgreSQL's maintenance_work_mem for "
+                    + "that one transaction, shared by its parallel workers). The target server allocates up to this much "
+                    + "while the key is built. 5M rows, a 368 MB key: 5.0-5.3 s with 1 GiB against 6.1-6.4 s with 512 MiB, "
+                    + "whose sort spilled to temporary files; 2 GiB gained nothing more (docs/benchmarks.md). Lower it on a "
+                    + "target with little memory.")
+            .validator(v -> v < 64L << 20 ? "must be at least 64MiB (each parallel worker of the build needs 32MiB)" : null).build();
+
     public static final Setting<Boolean> BULK_APPLY = Setting.builder("bulk.apply", SettingType.BOOLEAN)
             .defaultValue(true)
             .description("PostgreSQL target: write each reduced change batch with one statement per kind (the columns as "
@@ -104,7 +113,7 @@ public final class ApplierSettings {
 
     public static final Settings SETTINGS = new Settings("applier", List.of(PIPELINE, TABLES, SOURCE_URL, SOURCE_USER,
             SOURCE_PASSWORD, TARGET_URL, TARGET_USER, TARGET_PASSWORD, TARGET_SCHEMA, STATE_SCHEMA, PARTITIONS,
-            BATCH_BYTES, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, COMMIT_WHEN_CAUGHT_UP, CREATE_TABLES, KEY_AFTER_COPY,
+            BATCH_BYTES, ROWS_PER_WRITE, ROWS_PER_TRANSACTION, COMMIT_INTERVAL, COMMIT_WHEN_CAUGHT_UP, CREATE_TABLES, KEY_AFTER_COPY, KEY_BUILD_MEMORY,
             BULK_APPLY, UNAVAILABLE_PLACEHOLDER, NUL_CHARACTERS, MYSQL_TIME));
 
     public static final Setting<List<String>> TARGET_TABLES = Setting.builder("target.tables", SettingType.LIST)

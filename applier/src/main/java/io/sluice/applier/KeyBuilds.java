@@ -46,6 +46,8 @@ final class KeyBuilds implements AutoCloseable {
     private final ApplierMetrics metrics;
     private final FlowControl flow;
     private final int partitions;
+    /** Bytes the key build may sort in ({@code key.build.memory}). */
+    private final long sortMemory;
     /** Tables whose key is not built yet. */
     private final Set<TableId> pending = new HashSet<>();
     private boolean due;
@@ -58,8 +60,10 @@ final class KeyBuilds implements AutoCloseable {
     private volatile Statement running;
     private volatile boolean closed;
 
-    KeyBuilds(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow, int partitions) {
+    KeyBuilds(TargetDialect dialect, ConnectionPool pool, StateStore state, ApplierMetrics metrics, FlowControl flow, int partitions,
+              long sortMemory) {
         this.dialect = dialect;
+        this.sortMemory = sortMemory;
         this.pool = pool;
         this.state = state;
         this.metrics = metrics;
@@ -194,7 +198,7 @@ final class KeyBuilds implements AutoCloseable {
         log.info("{}: every partition is copied; building the key", plan);
         try (Statement s = c.createStatement()) {
             running = s;
-            for (String ddl : dialect.buildKeyDdl(plan.def(), plan.target())) {
+            for (String ddl : dialect.buildKeyDdl(plan.def(), plan.target(), sortMemory)) {
                 s.execute(ddl);
             }
         } catch (SQLException e) {

@@ -91,9 +91,9 @@ final class MappedTargetDialect implements TargetDialect {
     }
 
     @Override
-    public List<String> buildKeyDdl(TableDef source, TableId target) {
+    public List<String> buildKeyDdl(TableDef source, TableId target, long sortMemory) {
         TargetMapping.Projection p = projection(source);
-        return inner.buildKeyDdl(p == null ? source : p.target(), target);
+        return inner.buildKeyDdl(p == null ? source : p.target(), target, sortMemory);
     }
 
     @Override

@@ -87,13 +87,15 @@ class ConfigLoaderTest {
                   port: 70000
                 applier:
                   batch-bytes: lots
+                  key-build-memory: 32MiB
                 """);
         assertThat(p).anyMatch(s -> s.startsWith("kafka.partitions:") && s.contains("whole number") && s.contains("many"));
         assertThat(p).anyMatch(s -> s.startsWith("kafka.retention:") && s.contains("such as 500ms, 30s"));
         assertThat(p).anyMatch(s -> s.startsWith("http.enabled:") && s.contains("true or false"));
         assertThat(p).anyMatch(s -> s.startsWith("http.port:") && s.contains("between 0 and 65535"));
         assertThat(p).anyMatch(s -> s.startsWith("applier.batch-bytes:") && s.contains("4MiB"));
-        assertThat(p).hasSize(5);
+        assertThat(p).anyMatch(s -> s.startsWith("applier.key-build-memory:") && s.contains("at least 64MiB"));
+        assertThat(p).hasSize(6);
     }
 
     @Test

@@ -51,7 +51,7 @@ class FormerKeysTest {
         return switch (s.type().name()) {
             case "int", "long" -> s.key().contains("rows.min") ? "900" : s.key().contains("ranges") ? "4" : "2000";
             case "bytes" -> !s.formerKeys().isEmpty() ? "8MiB"
-                    : s.key().equals("packet.size") ? "256KiB" : "2MiB";
+                    : s.key().equals("packet.size") ? "256KiB" : s.key().equals("key.build.memory") ? "512MiB" : "2MiB";
             case "duration" -> "2s";
             case "boolean" -> String.valueOf(!Boolean.TRUE.equals(s.defaultValue()));
             default -> "x_" + s.key().replace('.', '_');

@@ -184,12 +184,13 @@ public final class PostgresTargetDialect implements TargetDialect {
 
     /**
      * The key {@link #createTableDdl} gives (PostgreSQL names it {@code <table>_pkey} either way). The sort gets
-     * more memory than the server's default 64 MB, so a large table is sorted in fewer passes; PostgreSQL already
-     * builds a B-tree with parallel workers ({@code max_parallel_maintenance_workers}).
+     * {@code sortMemory} rather than the server's default 64 MB: a sort that fits needs no temporary files, whose
+     * writing and reading were a sixth of a 5M-row build at 512 MB. PostgreSQL builds a B-tree with parallel workers
+     * ({@code max_parallel_maintenance_workers}), which share that memory.
      */
     @Override
-    public List<String> buildKeyDdl(TableDef source, TableId target) {
-        return List.of("SET LOCAL maintenance_work_mem = '512MB'",
+    public List<String> buildKeyDdl(TableDef source, TableId target, long sortMemory) {
+        return List.of("SET LOCAL maintenance_work_mem = '" + Math.max(1, sortMemory >> 10) + "kB'",
                 "ALTER TABLE " + qualified(target) + " ADD PRIMARY KEY (" + keyList(source) + ")");
     }
 

@@ -90,8 +90,10 @@ public interface TargetDialect {
     /**
      * Statements run in one transaction that give a table created by {@link #createTableWithoutKeyDdl} the key
      * {@link #createTableDdl} would have given it (same name, same columns).
+     *
+     * @param sortMemory bytes the build may sort in (the applier's {@code key.build.memory})
      */
-    default List<String> buildKeyDdl(TableDef source, TableId target) {
+    default List<String> buildKeyDdl(TableDef source, TableId target, long sortMemory) {
         throw new UnsupportedOperationException("this target does not build keys after the copy");
     }
 
