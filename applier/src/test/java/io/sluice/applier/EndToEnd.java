@@ -91,11 +91,8 @@ final class EndToEnd {
     }
 
     private static java.nio.file.Path serverLog(DatabaseServer server) {
-        if (server instanceof io.sluice.testkit.PostgresServer p) {
-            java.nio.file.Path log = p.runDir().resolve("postgres.log");
-            return java.nio.file.Files.exists(log) ? log : null;
-        }
-        return null;
+        java.nio.file.Path log = server instanceof io.sluice.testkit.PostgresServer p ? p.logFile() : null;
+        return log != null && java.nio.file.Files.exists(log) ? log : null;
     }
 
     private boolean keyBuiltAfter() {

@@ -93,6 +93,11 @@ abstract class EmbeddedTestServer<E extends EmbeddedServer<?>> implements Databa
         return server.runDir();
     }
 
+    /** The server's log file (warnings and errors, with the statements that failed). */
+    public Path logFile() {
+        return server.logFile();
+    }
+
     @Override
     public void close() {
         server.close();
