@@ -390,6 +390,55 @@ class PostgresSourceDialectTest {
         }
     }
 
+    /**
+     * Direct and in-server chunk ends from one page sample instead of an index scan per chunk: strictly inside the range,
+     * in key order, and about the asked rows apart; a table of few chunks keeps exact ends.
+     */
+    @Test
+    void chunkEndsOfALargeTableComeFromOneSampleAboutTheAskedRowsApart() throws Exception {
+        exec("CREATE TABLE ends (a bigint NOT NULL, b text NOT NULL, v int, PRIMARY KEY (a, b))",
+                "INSERT INTO ends SELECT g / 3, 'b' || (g % 3), g FROM generate_series(0, 59999) g",
+                "CREATE TABLE few_ends (id int PRIMARY KEY)", "INSERT INTO few_ends SELECT generate_series(1, 3000)",
+                "ANALYZE ends", "ANALYZE few_ends");
+        TableDef def = describe("ends");
+        try (Connection c = factory.open()) {
+            var copy = dialect.inServerCopy();
+            List<Object[]> all = copy.chunkEnds(c, def, null, null, 2000);
+            assertThat(all.size()).as("ends of 60,000 rows in chunks of about 2,000").isBetween(20, 40);
+            KeyOrder order = dialect.keyOrder(def, factory);
+            for (int i = 1; i < all.size(); i++) {
+                assertThat(order.compare(all.get(i - 1), all.get(i))).as("end %d after end %d", i, i - 1).isNegative();
+            }
+            // Chunk sizes: each end is about 2,000 rows after the one before it.
+            long previous = -1;
+            for (Object[] end : all) {
+                long upTo = countUpTo(c, end);
+                assertThat(upTo - previous).as("rows of the chunk ending at %s", Arrays.toString(end)).isBetween(1000L, 4000L);
+                previous = upTo;
+            }
+            Object[] lo = {10_000L, "b1"};
+            Object[] hi = {12_000L, "b0"};
+            List<Object[]> inside = copy.chunkEnds(c, def, lo, hi, 2000);
+            assertThat(inside).isNotEmpty().allSatisfy(e -> {
+                assertThat(order.compare(e, lo)).isPositive();
+                assertThat(order.compare(e, hi)).as("strictly below the range's end").isNegative();
+            });
+            assertThat(copy.chunkEnds(c, describe("few_ends"), null, null, 2000)).as("few chunks: exact ends").isNull();
+            assertThat(copy.chunkEnd(c, describe("few_ends"), null, null, 2000)).containsExactly(2000L);
+        }
+    }
+
+    private static long countUpTo(Connection c, Object[] end) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) - 1 FROM ends WHERE (a, b) <= (?, ?)")) {
+            ps.setLong(1, (Long) end[0]);
+            ps.setString(2, (String) end[1]);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
     @Test
     void chunkSnapshotSeesExactlyTheTransactionsCommittedBeforeIt() throws Exception {
         exec("CREATE TABLE snap (id int PRIMARY KEY)");

@@ -32,6 +32,17 @@ public interface InServerCopy {
     Object[] chunkEnd(Connection connection, TableDef table, Object[] lo, Object[] hi, int rows) throws SQLException;
 
     /**
+     * Every chunk end of the range {@code (lo, hi]} at once, about {@code rows} rows apart, each strictly inside the
+     * range and in the key's order; or null, when this engine (or this table's size) plans each end with
+     * {@link #chunkEnd}. The rows after the last end (or all of them, for an empty list) are the range's last chunk.
+     * Ends from a sample of the keys make chunks only about {@code rows} rows each, which is all bounds need: they tile
+     * the key space, and which rows fall in them is decided when each chunk is copied.
+     */
+    default List<Object[]> chunkEnds(Connection connection, TableDef table, Object[] lo, Object[] hi, int rows) throws SQLException {
+        return null;
+    }
+
+    /**
      * Inserts into {@code target} the rows of {@code source} whose key is in {@code (lo, hi]}, in a transaction this
      * method begins on {@code connection} (auto-commit off) and leaves open: the caller writes its state in it and
      * commits. The returned position {@code S} satisfies {@code S.sees(e)} exactly when {@code e}'s transaction is
