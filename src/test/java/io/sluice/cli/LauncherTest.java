@@ -68,6 +68,15 @@ class LauncherTest {
         assertThat(mapped.stdout).contains("io.sluice.cli.SluiceCommand source: shared objects file (top)");
         assertThat(launch(home, work, Map.of(), "--version").stdout).startsWith("sluice ").doesNotContain("[warning]");
 
+        // A flight recording runs without the archive: on Java 17 the recorder's class-load hook and a mapped dynamic
+        // archive crashed the JVM (SIGSEGV in check_shared_class_file_load_hook, exit 134) at the first JDBC connect.
+        Path recording = work.resolve("run.jfr");
+        Run recorded = launch(home, work, Map.of("SLUICE_OPTS", "-XX:StartFlightRecording=filename=" + recording),
+                "alter", "-c", "db.yaml", "-t", "public.t", "--cleanup");
+        assertThat(recorded.exit).as(recorded.stdout + recorded.stderr).isZero();
+        assertThat(recording).exists();
+        assertThat(names(cds)).as("the archive is kept for the launches without a recording").isEqualTo(archives);
+
         // A run killed while its JVM wrote the archive leaves it half-written: checked, dropped, never mapped.
         Path archive = cds.resolve(archives.get(0));
         Path partial = cds.resolve(archives.get(0) + ".partial-999999999");
