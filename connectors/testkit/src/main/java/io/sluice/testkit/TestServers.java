@@ -51,6 +51,7 @@ public final class TestServers {
     private static final Lazy<ContainerDatabaseServer> YUGABYTE = new Lazy<>("YugabyteDB", ContainerDatabaseServer::yugabyte);
 
     /** Stop order: clients of a server before the server (Connect before Kafka and the databases). */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(15);
     private static final List<Lazy<? extends AutoCloseable>> STOP_ORDER = List.of(CONNECT, KAFKA, MYSQL8, YUGABYTE, MYSQL, MARIADB, POSTGRES);
 
     static {
@@ -196,9 +197,26 @@ public final class TestServers {
         }
     }
 
+    /**
+     * Stops every server, each given at most {@link #STOP_WAIT}: a stop that hangs must not keep the later ones running.
+     * In a fresh-clone CI run the Connect worker's REST server once never finished stopping (Jetty's thread pool join),
+     * surefire killed the test JVM 30 s later, and the broker and database servers after it in the order were never
+     * stopped.
+     */
     private static void stopAll() {
         for (Lazy<? extends AutoCloseable> server : STOP_ORDER) {
-            server.stop();
+            Thread stop = new Thread(server::stop, "sluice-test-server-stop-" + server.name);
+            stop.setDaemon(true);
+            stop.start();
+            try {
+                stop.join(STOP_WAIT.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (stop.isAlive()) {
+                log.warn("{} did not stop within {} s; stopping the other servers", server.name, STOP_WAIT.toSeconds());
+            }
         }
     }
 
