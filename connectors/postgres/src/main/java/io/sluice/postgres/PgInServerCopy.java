@@ -8,10 +8,8 @@ import io.sluice.spi.position.PgSnapshot;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.StringJoiner;
@@ -38,7 +36,7 @@ final class PgInServerCopy implements InServerCopy {
         // Key columns only: an index-only scan where the visibility map allows, and no row values sent.
         String sql = "SELECT " + keys + " FROM " + PostgresSourceDialect.from(table) + where(table, lo != null, hi != null)
                 + " ORDER BY " + PostgresSourceDialect.keyList(table) + " LIMIT 1 OFFSET " + (rows - 1);
-        return InServerCopy.keyAt(dialect, c, sql, table, lo, hi, (rs, index, k) -> PostgresTypes.read(rs, index, table.column(table.keyIndex(k))));
+        return InServerCopy.keyAt(dialect, c, sql, table, lo, hi, keyReader(table));
     }
 
     /**
@@ -79,20 +77,7 @@ final class PgInServerCopy implements InServerCopy {
         String sql = "SELECT " + select + " FROM (SELECT " + keys + ", row_number() OVER (ORDER BY " + keys + ") AS sluice_n FROM "
                 + PostgresSourceDialect.from(table) + " TABLESAMPLE " + method + " (" + String.format(Locale.ROOT, "%.6f", percent) + ")"
                 + where(table, lo != null, hi != null, "<") + ") s WHERE sluice_n % " + every + " = 0 ORDER BY " + keys;
-        List<Object[]> ends = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            InServerCopy.bindBounds(dialect, ps, table, lo, hi);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Object[] key = new Object[table.keySize()];
-                    for (int k = 0; k < key.length; k++) {
-                        key[k] = PostgresTypes.read(rs, k + 1, table.column(table.keyIndex(k)));
-                    }
-                    ends.add(key);
-                }
-            }
-        }
-        return ends;
+        return InServerCopy.keysOf(dialect, c, sql, table, lo, hi, keyReader(table));
     }
 
     @Override
@@ -120,6 +105,10 @@ final class PgInServerCopy implements InServerCopy {
             InServerCopy.bindBounds(dialect, ps, source, lo, hi);
             return new Copied(snapshot, ps.executeUpdate());
         }
+    }
+
+    private static InServerCopy.KeyColumnReader keyReader(TableDef table) {
+        return (rs, index, k) -> PostgresTypes.read(rs, index, table.column(table.keyIndex(k)));
     }
 
     private static String where(TableDef table, boolean hasLo, boolean hasHi) {

@@ -50,8 +50,9 @@ public final class TestServers {
     private static final Lazy<ContainerDatabaseServer> MYSQL8 = new Lazy<>("MySQL 8", ContainerDatabaseServer::mysql8);
     private static final Lazy<ContainerDatabaseServer> YUGABYTE = new Lazy<>("YugabyteDB", ContainerDatabaseServer::yugabyte);
 
-    /** Stop order: clients of a server before the server (Connect before Kafka and the databases). */
+    /** The longest a server's stop at exit holds up the next one's ({@link #stopAll}). */
     private static final Duration STOP_WAIT = Duration.ofSeconds(15);
+    /** Stop order: clients of a server before the server (Connect before Kafka and the databases). */
     private static final List<Lazy<? extends AutoCloseable>> STOP_ORDER = List.of(CONNECT, KAFKA, MYSQL8, YUGABYTE, MYSQL, MARIADB, POSTGRES);
 
     static {

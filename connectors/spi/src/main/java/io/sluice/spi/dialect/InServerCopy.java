@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -84,17 +85,25 @@ public interface InServerCopy {
      */
     static Object[] keyAt(SourceDialect dialect, Connection connection, String sql, TableDef table, Object[] lo, Object[] hi,
                           KeyColumnReader reader) throws SQLException {
+        List<Object[]> keys = keysOf(dialect, connection, sql, table, lo, hi, reader);
+        return keys.isEmpty() ? null : keys.get(0);
+    }
+
+    /** As {@link #keyAt}, every key the query returns, in its order ({@link #chunkEnds}). */
+    static List<Object[]> keysOf(SourceDialect dialect, Connection connection, String sql, TableDef table, Object[] lo,
+                                 Object[] hi, KeyColumnReader reader) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             bindBounds(dialect, ps, table, lo, hi);
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
+                List<Object[]> keys = new ArrayList<>();
+                while (rs.next()) {
+                    Object[] key = new Object[table.keySize()];
+                    for (int k = 0; k < key.length; k++) {
+                        key[k] = reader.read(rs, k + 1, k);
+                    }
+                    keys.add(key);
                 }
-                Object[] key = new Object[table.keySize()];
-                for (int k = 0; k < key.length; k++) {
-                    key[k] = reader.read(rs, k + 1, k);
-                }
-                return key;
+                return keys;
             }
         }
     }
