@@ -15,14 +15,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -94,20 +91,9 @@ class StatusPageTest {
         events.increment(100 + 40 * step);
     }
 
-    /** The page after its script ran, as headless chromium serialises it; with a screenshot when {@code shot} is given. */
+    /** The page once its script has drawn a {@code /status} answer; with a screenshot when {@code shot} is given. */
     static String dom(String url, Path shot) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--user-data-dir=" + Files.createTempDirectory("chromium"), "--virtual-time-budget=4000",
-                "--window-size=1280,760"));
-        cmd.add(shot == null ? "--dump-dom" : "--screenshot=" + shot);
-        cmd.add(url);
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        if (shot != null) {
-            return dom(url, null);
-        }
-        return out;
+        return HeadlessPage.render(CHROMIUM, url, shot, Duration.ofSeconds(60));
     }
 
     static String rowsCopiedCell(String dom, String table) {
