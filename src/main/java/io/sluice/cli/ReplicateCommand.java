@@ -137,7 +137,7 @@ final class ReplicateCommand implements Callable<Integer> {
             n.put("name", c.name());
             n.set("config", JSON.valueToTree(c.config()));
         }
-        out().println(SecretMasker.mask(out.toPrettyString()));
+        out().println(SecretMasker.maskJsonValues(out.toPrettyString()));
         log.warn("Passwords are shown as {}: replace them, or reference them through a Connect config provider", SecretMasker.MASK);
         return ExitCode.OK.code();
     }

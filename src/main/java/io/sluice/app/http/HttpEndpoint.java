@@ -38,7 +38,8 @@ import java.util.function.Supplier;
  *   <li>{@code POST /control/throttle?rows-per-second=N} (0 lifts the limit)</li>
  *   <li>{@code POST /control/settings?chunk-size=N&rows-per-write=M} (either or both)</li>
  * </ul>
- * Parameters may also come as a form body. Every body passes through {@link SecretMasker}.
+ * Parameters may also come as a form body. Every value an answer carries passes through {@link SecretMasker}
+ * (see {@link Response}).
  */
 public final class HttpEndpoint implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
@@ -96,9 +97,14 @@ public final class HttpEndpoint implements AutoCloseable {
         executor.shutdownNow();
     }
 
+    /**
+     * What an exchange answers. Secrets are masked where a value may carry one (a JSON document's string values, a
+     * plain-text message), never in the endpoint's own text (the page, metric names): a password that is also a word
+     * of the page's script would break it.
+     */
     record Response(int status, String contentType, String body) {
         static Response json(int status, String body) {
-            return new Response(status, "application/json", body);
+            return new Response(status, "application/json", SecretMasker.maskJsonValues(body));
         }
 
         static Response error(int status, String message) {
@@ -106,7 +112,7 @@ public final class HttpEndpoint implements AutoCloseable {
         }
 
         static Response text(int status, String message) {
-            return new Response(status, "text/plain; charset=utf-8", message + "\n");
+            return new Response(status, "text/plain; charset=utf-8", SecretMasker.mask(message) + "\n");
         }
     }
 
@@ -187,7 +193,7 @@ public final class HttpEndpoint implements AutoCloseable {
         }
     }
 
-    /** Answers one exchange with what {@code handler} returns: secrets masked, a failure as a 500 naming it. */
+    /** Answers one exchange with what {@code handler} returns (masked as {@link Response} says), a failure as a 500 naming it. */
     static void handle(HttpExchange ex, Handler handler) throws IOException {
         Response r;
         try {
@@ -196,7 +202,7 @@ public final class HttpEndpoint implements AutoCloseable {
             log.warn("HTTP {} {} failed", ex.getRequestMethod(), ex.getRequestURI().getPath(), e);
             r = Response.error(500, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
-        byte[] body = SecretMasker.mask(r.body()).getBytes(StandardCharsets.UTF_8);
+        byte[] body = r.body().getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", r.contentType());
         ex.getResponseHeaders().set("Cache-Control", "no-store");
         boolean head = ex.getRequestMethod().equals("HEAD");

@@ -1,5 +1,12 @@
 package io.sluice.app.log;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
@@ -24,6 +31,7 @@ public final class SecretMasker {
 
     private static final Set<String> SECRETS = ConcurrentHashMap.newKeySet();
     private static volatile List<Pattern> patterns = List.of();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private SecretMasker() {
     }
@@ -61,6 +69,39 @@ public final class SecretMasker {
             }
         }
         return out;
+    }
+
+    /**
+     * Masks the string values of a JSON document and leaves its keys and structure alone: masking the whole text
+     * would turn a password that is also a key ("tables", "error") into a document nobody can read. A text that is
+     * not JSON is masked whole.
+     */
+    public static String maskJsonValues(String json) {
+        if (json == null || mask(json).equals(json)) {
+            return json;
+        }
+        try {
+            JsonNode root = maskValues(JSON.readTree(json));
+            // In the layout it came in: Sluice's documents are written with Jackson's default pretty printer.
+            String masked = json.strip().contains("\n") ? root.toPrettyString() : JSON.writeValueAsString(root);
+            return json.endsWith("\n") ? masked + "\n" : masked;
+        } catch (JsonProcessingException e) {
+            return mask(json);
+        }
+    }
+
+    private static JsonNode maskValues(JsonNode node) {
+        if (node.isTextual()) {
+            return TextNode.valueOf(mask(node.asText()));
+        }
+        if (node instanceof ObjectNode object) {
+            object.fields().forEachRemaining(e -> e.setValue(maskValues(e.getValue())));
+        } else if (node instanceof ArrayNode array) {
+            for (int i = 0; i < array.size(); i++) {
+                array.set(i, maskValues(array.get(i)));
+            }
+        }
+        return node;
     }
 
     private static synchronized void recompile() {

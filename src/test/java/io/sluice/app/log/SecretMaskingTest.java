@@ -155,4 +155,14 @@ class SecretMaskingTest {
         assertThat(SecretMasker.mask("abc abcd xabc (abc)")).isEqualTo("******** abcd xabc (********)");
         assertThat(SecretMasker.mask("url?password=p%40ss+word")).isEqualTo("url?password=********");
     }
+
+    @Test
+    void aJsonDocumentKeepsItsKeysWhenAPasswordIsOneOfThem() {
+        String configs = "[ {\n  \"name\" : \"sluice-source\",\n  \"config\" : {\n    \"database.password\" : \"name\"\n  }\n} ]\n";
+        SecretMasker.register("name");
+        assertThat(SecretMasker.mask(configs)).as("masked as free text, the keys go too").doesNotContain("\"name\" :");
+        assertThat(SecretMasker.maskJsonValues(configs))
+                .isEqualTo("[ {\n  \"name\" : \"sluice-source\",\n  \"config\" : {\n    \"database.password\" : \"********\"\n  }\n} ]\n");
+        assertThat(SecretMasker.maskJsonValues("not json: name")).isEqualTo("not json: ********");
+    }
 }
