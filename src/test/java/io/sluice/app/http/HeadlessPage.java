@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,8 +54,9 @@ final class HeadlessPage {
      */
     static String render(Path chromium, String url, Path shot, Duration timeout) throws Exception {
         List<String> stderr = Collections.synchronizedList(new ArrayList<>());
+        Path profile = Files.createTempDirectory("chromium");
         Process browser = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--user-data-dir=" + Files.createTempDirectory("chromium"),
+                "--disable-dev-shm-usage", "--user-data-dir=" + profile,
                 "--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=1280,760", "about:blank")
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
@@ -85,8 +87,12 @@ final class HeadlessPage {
                 return evaluate(page, "document.documentElement.outerHTML");
             }
         } finally {
+            browser.descendants().forEach(ProcessHandle::destroyForcibly);
             browser.destroyForcibly();
             browser.waitFor(30, TimeUnit.SECONDS);
+            try (var files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
         }
     }
 
