@@ -35,10 +35,10 @@ import java.util.regex.Pattern;
  * The status page in headless chromium, read over the DevTools protocol once its script has drawn a
  * {@code /status} answer.
  *
- * <p>Why not {@code --dump-dom --virtual-time-budget}: on the CI machine chromium dumped the page with its first
- * {@code fetch} still unanswered, run after run, while it never did here. Polling the page in real time until its
- * "updated" line says a tick was drawn does not depend on how chromium accounts virtual time, and when it times out
- * the message carries what the page and the browser said.
+ * <p>Why not {@code --dump-dom --virtual-time-budget}: a page whose script failed dumped as an undrawn page and
+ * nothing more, so CI failed run after run with no cause in sight. Over the protocol the page's exceptions and console
+ * come back with a timeout (that is how a one-letter password masked inside the page's script showed up as a
+ * {@code SyntaxError}), and the wait is for the page to have drawn, in real time, not for chromium's virtual clock.
  */
 final class HeadlessPage {
     private static final ObjectMapper JSON = new ObjectMapper();
