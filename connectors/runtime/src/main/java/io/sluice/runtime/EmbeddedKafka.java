@@ -216,8 +216,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot create the Kafka data directory " + dataDir, e);
             }
-            int brokerPort = port == 0 ? FreePorts.find() : FreePorts.requireFree(port, "Kafka broker");
-            int controllerPort = FreePorts.find();
+            // Chosen together so the two listeners never get one port; a fixed broker port may be one of them.
+            int[] free = FreePorts.find(2);
+            int brokerPort = port == 0 ? free[0] : FreePorts.requireFree(port, "Kafka broker");
+            int controllerPort = free[1] != brokerPort ? free[1] : free[0];
             Map<String, String> props = brokerConfig(brokerPort, controllerPort, metadataDir, logDir);
             props.putAll(overrides);
             KafkaConfig config = new KafkaConfig(props, false);
