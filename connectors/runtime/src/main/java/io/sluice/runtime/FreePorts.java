@@ -18,13 +18,7 @@ public final class FreePorts {
 
     /** A port that was free on 127.0.0.1 a moment ago. */
     public static int find() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(false);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot find a free TCP port on 127.0.0.1", e);
-        }
+        return find(1)[0];
     }
 
     /**
@@ -44,7 +38,7 @@ public final class FreePorts {
             }
             return ports;
         } catch (IOException e) {
-            throw new UncheckedIOException("Cannot find " + n + " free TCP ports on 127.0.0.1", e);
+            throw new UncheckedIOException("Cannot find " + n + " free TCP port(s) on 127.0.0.1", e);
         } finally {
             for (ServerSocket s : sockets) {
                 if (s != null) {
